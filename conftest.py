@@ -1,0 +1,14 @@
+"""Repository-level pytest setup: pytester for plugin tests, Hypothesis profiles."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+pytest_plugins = ["pytester"]
+
+# dev: quick local runs; ci: more examples, no deadline (CI machines are noisy).
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile(
+    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

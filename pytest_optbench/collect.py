@@ -1,0 +1,119 @@
+"""pytest collectors and items built from ``Suite`` objects.
+
+Items are real ``pytest.Function``s (a plain ``pytest.Item`` gets no fixtures, pytest#3639),
+so the model under test comes from the ``optbench_model`` fixture that a conftest.py may
+override. Each item is one suite item under one condition; it elicits its prompts when it
+runs and leaves an ``ItemRecord`` for the report hook to carry to the controller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .engine import elicit
+from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
+from .providers.base import ModelError, as_model
+from .records import ItemRecord
+from .state import get_run
+from .suites import Condition, Item, Suite, SuiteError, load_suite
+
+SUITE_SUFFIXES = (".yaml", ".yml")
+
+
+def optbench_item(optbench_model: Any) -> None:
+    """Stand-in test function: its signature is what requests the model fixture."""
+
+
+def looks_like_suite(path: Any) -> bool:
+    """Cheap pre-check so unrelated YAML files are never parsed."""
+    if path.suffix not in SUITE_SUFFIXES:
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return "optbench" in handle.read(65536)
+    except OSError:
+        return False
+
+
+class ItemFailed(Exception):
+    """The item could not get its answers; shown as one line, without a traceback."""
+
+
+class SuiteFile(pytest.File):
+    """One suite YAML file; yields an ``OptbenchItem`` per item x condition."""
+
+    def collect(self) -> Iterator[OptbenchItem]:
+        run = get_run(self.config)
+        try:
+            suite = load_suite(self.path, display=self.nodeid)
+            if suite is None:
+                return
+            run.register_suite(suite)
+        except SuiteError as exc:
+            raise self.CollectError(str(exc)) from None
+        for item in suite.items:
+            for condition in suite.conditions:
+                yield self._make_item(suite, item, condition, run.settings)
+
+    def _make_item(self, suite: Suite, item: Item, condition: Condition, settings: Any) -> OptbenchItem:
+        try:
+            specs = render_prompts(suite, item, condition, settings)
+        except (KeyError, IndexError, ValueError, AttributeError) as exc:
+            raise self.CollectError(
+                f"{self.nodeid}, item '{item.id}' (line {item.line}): its prompt cannot be rendered "
+                f"under condition '{condition.name}' ({type(exc).__name__}: {exc})."
+            ) from None
+        base = condition.name == "base"
+        name = item.id if base else f"{item.id}[{condition.name}]"
+        keywords = {k: True for k in (suite.id, item.kind, item.domain, condition.name, suite.language) if k}
+        node = OptbenchItem.from_parent(
+            self, name=name, callobj=optbench_item, originalname=item.id, keywords=keywords,
+        )
+        node.add_marker("optbench")
+        node.setup_case(suite, item, condition, specs)
+        return node
+
+
+class OptbenchItem(pytest.Function):
+    """One suite item under one condition, run against the model fixture."""
+
+    suite: Suite
+    case: Item
+    condition: Condition
+    specs: list[PromptSpec]
+    optbench_record: ItemRecord | None = None
+
+    def setup_case(self, suite: Suite, case: Item, condition: Condition, specs: list[PromptSpec]) -> None:
+        self.suite, self.case, self.condition, self.specs = suite, case, condition, specs
+
+    def runtest(self) -> None:
+        try:
+            model = as_model(self.funcargs["optbench_model"])
+        except TypeError as exc:
+            raise ItemFailed(str(exc)) from None
+        record = ItemRecord(
+            suite=self.suite.id, item=self.case.id, condition=self.condition.name,
+            kind=self.case.kind, file=self.suite.path, model=model.name,
+            prompts=elicit(model, self.specs),
+            track=self.suite.track if self.case.kind == "inverted_pair" else None,
+            domain=self.case.domain, language=self.suite.language,
+            expected=self.case.fields.get("expected"), outcome=self.case.fields.get("outcome"),
+            direction=self.case.fields.get("direction"),
+            prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
+        )
+        self.optbench_record = record
+        errors = record.errors
+        if errors:
+            total = len(record.answers())
+            raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (ItemFailed, ModelError)):
+            return f"{self.nodeid}: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.case.line - 1 if self.case.line else None, f"{self.suite.id}::{self.name}"

@@ -1,0 +1,228 @@
+"""thresholds.yaml -> ``Gate`` objects -> verdicts over aggregates.
+
+Pure. A gate is a small object with ``check(aggregate)`` returning a message when it fails
+(the shape pytest-benchmark uses for its thresholds), so verdicts are easy to test.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .aggregate import COMPUTED, METRIC_KINDS, Aggregate, metric_applies
+from .suites import SuiteError, read_yaml
+
+BOUND_KEYS = ("max", "min", "max_abs")
+EVIDENCE = ("point", "ci")
+GATE_KEYS = ("metric", *BOUND_KEYS, "suites", "conditions", "evidence", "tolerance")
+VIOLATION_METRICS = tuple(m for m in METRIC_KINDS if m.endswith("_violation_rate"))
+
+PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
+
+
+class ThresholdsError(ValueError):
+    """thresholds.yaml is malformed; ``str(err)`` is one sentence naming file, gate and key."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    metric: str
+    bound_kind: str  # max | min | max_abs
+    bound: float
+    evidence: str = "point"
+    suites: tuple[str, ...] = ()  # globs; empty = every suite the metric applies to
+    conditions: tuple[str, ...] = ()  # globs; empty = every condition
+    tolerance: float | None = None
+    line: int = 0
+
+    @property
+    def bound_text(self) -> str:
+        symbol = {"max": "<=", "min": ">="}.get(self.bound_kind)
+        return f"|x| <= {self.bound:g}" if symbol is None else f"{symbol} {self.bound:g}"
+
+    def matches(self, suite: str, condition: str) -> bool:
+        suite_ok = not self.suites or any(fnmatch.fnmatchcase(suite, g) for g in self.suites)
+        cond_ok = not self.conditions or any(fnmatch.fnmatchcase(condition, g) for g in self.conditions)
+        return suite_ok and cond_ok
+
+    def check(self, value: float, low: float, high: float) -> str | None:
+        """None when the evidence holds the bound, else why not."""
+        if self.evidence == "ci":
+            # Fail only when the whole CI lies beyond the bound.
+            beyond = {
+                "max": low > self.bound,
+                "min": high < self.bound,
+                "max_abs": low > self.bound or high < -self.bound,
+            }[self.bound_kind]
+            return "the whole 95% CI lies beyond the bound" if beyond else None
+        holds = {
+            "max": value <= self.bound,
+            "min": value >= self.bound,
+            "max_abs": abs(value) <= self.bound,
+        }[self.bound_kind]
+        return None if holds else "the estimate is beyond the bound"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    gate: Gate
+    suite: str | None
+    condition: str | None
+    verdict: str
+    value: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.gate.metric, "suite": self.suite, "condition": self.condition,
+            "bound": self.gate.bound_text, "bound_kind": self.gate.bound_kind,
+            "bound_value": self.gate.bound, "evidence": self.gate.evidence,
+            "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
+            "verdict": self.verdict, "reason": self.reason,
+        }
+
+
+def load_thresholds(path: Path, display: str | None = None) -> list[Gate]:
+    display = display or str(path)
+    try:
+        data = read_yaml(path, display)
+    except SuiteError as exc:
+        raise ThresholdsError(str(exc)) from None
+    return parse_thresholds(data, display)
+
+
+def _err(display: str, index: int | None, line: int | None, key: str | None, message: str) -> ThresholdsError:
+    parts = [display]
+    if index is not None:
+        parts.append(f"gate {index + 1}" + (f" (line {line})" if line else ""))
+    if key:
+        parts.append(f"key '{key}'")
+    return ThresholdsError(", ".join(parts) + f": {message.rstrip('.')}.")
+
+
+def parse_thresholds(data: Any, display: str) -> list[Gate]:
+    if data is None:
+        return []
+    if not isinstance(data, Mapping):
+        raise _err(display, None, None, None, "must be a mapping with 'optbench: 1' and 'gates'")
+    if data.get("optbench") != 1:
+        raise _err(display, None, None, "optbench", f"must be 1 (the format version), got {data.get('optbench')!r}")
+    unknown = set(data) - {"optbench", "gates"}
+    if unknown:
+        raise _err(display, None, None, sorted(map(str, unknown))[0], "unknown top-level key (allowed: optbench, gates)")
+    raw_gates = data.get("gates") or []
+    if not isinstance(raw_gates, list):
+        raise _err(display, None, None, "gates", "must be a list of gates")
+    return [_parse_gate(display, i, raw) for i, raw in enumerate(raw_gates)]
+
+
+def _number(display: str, index: int, line: int | None, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _err(display, index, line, key, f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _globs(display: str, index: int, line: int | None, key: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _err(display, index, line, key, "must be a list of suite-id globs such as [\"track-b-*\"]")
+    return tuple(value)
+
+
+def _parse_gate(display: str, index: int, raw: Any) -> Gate:
+    line = getattr(raw, "line", None)
+    if not isinstance(raw, Mapping):
+        raise _err(display, index, line, None, "each gate must be a mapping with 'metric' and a bound")
+    for key in raw:
+        if key not in GATE_KEYS:
+            raise _err(display, index, line, str(key), f"unknown gate key (allowed: {', '.join(GATE_KEYS)})")
+    metric = raw.get("metric")
+    if metric is None:
+        raise _err(display, index, line, "metric", "is required")
+    if metric not in METRIC_KINDS:
+        raise _err(display, index, line, "metric", f"unknown metric {metric!r} (known: {', '.join(METRIC_KINDS)})")
+    bounds = [k for k in BOUND_KEYS if k in raw]
+    if len(bounds) != 1:
+        raise _err(display, index, line, bounds[1] if bounds else None,
+                   "a gate needs exactly one of the bounds max, min, max_abs")
+    bound_kind = bounds[0]
+    bound = _number(display, index, line, bound_kind, raw[bound_kind])
+    if bound_kind == "max_abs" and bound < 0:
+        raise _err(display, index, line, "max_abs", "must not be negative")
+    evidence = raw.get("evidence", "point")
+    if evidence not in EVIDENCE:
+        raise _err(display, index, line, "evidence", f"must be 'point' or 'ci', got {evidence!r}")
+    tolerance = None
+    if "tolerance" in raw:
+        if metric not in VIOLATION_METRICS:
+            raise _err(display, index, line, "tolerance", f"applies only to violation-rate metrics, not {metric}")
+        tolerance = _number(display, index, line, "tolerance", raw["tolerance"])
+        if tolerance < 0:
+            raise _err(display, index, line, "tolerance", "must not be negative")
+    return Gate(
+        metric=metric, bound_kind=bound_kind, bound=bound, evidence=evidence,
+        suites=_globs(display, index, line, "suites", raw.get("suites")),
+        conditions=_globs(display, index, line, "conditions", raw.get("conditions")),
+        tolerance=tolerance, line=line or 0,
+    )
+
+
+def evaluate(
+    gates: Sequence[Gate],
+    aggregates: Iterable[Aggregate],
+    suite_kinds: Mapping[str, Sequence[str]],
+) -> list[Verdict]:
+    """A verdict per gate x (suite, condition) it matches; ``not evaluated`` where none ran.
+
+    ``suite_kinds`` maps each suite that ran to the item kinds it holds, so that a gate
+    without ``suites`` covers exactly the suites its metric applies to.
+    """
+    by_key = {(a.suite, a.condition, a.metric): a for a in aggregates if a.domain is None}
+    conditions_of: dict[str, list[str]] = {}
+    for suite, condition, _metric in by_key:
+        conditions_of.setdefault(suite, [])
+        if condition not in conditions_of[suite]:
+            conditions_of[suite].append(condition)
+    verdicts: list[Verdict] = []
+    for gate in gates:
+        rows = []
+        for suite in sorted(suite_kinds):
+            if not metric_applies(gate.metric, suite_kinds[suite]) and not gate.suites:
+                continue
+            for condition in sorted(conditions_of.get(suite, [])):
+                if gate.matches(suite, condition):
+                    rows.append(_verdict(gate, suite, condition, by_key.get((suite, condition, gate.metric)), suite_kinds[suite]))
+        if not rows:
+            rows.append(Verdict(gate, None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"))
+        verdicts.extend(rows)
+    return verdicts
+
+
+def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kinds: Sequence[str]) -> Verdict:
+    if agg is None:
+        if not metric_applies(gate.metric, kinds):
+            reason = f"{gate.metric} does not apply to the items of this suite"
+        elif gate.metric not in COMPUTED:
+            reason = f"{gate.metric} is not computed by this version of pytest-optbench"
+        else:
+            reason = "no usable answers"
+        return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason)
+    value, low, high = agg.value, agg.ci_low, agg.ci_high
+    if not math.isfinite(value):
+        return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, reason="no usable answers")
+    if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
+        return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n,
+                       reason="too few items for a confidence interval")
+    failure = gate.check(value, low, high)
+    ci = (low if math.isfinite(low) else None, high if math.isfinite(high) else None)
+    return Verdict(gate, suite, condition, FAIL if failure else PASS, value, *ci, n=agg.n, reason=failure or "")

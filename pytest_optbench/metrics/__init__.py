@@ -1,0 +1,1 @@
+"""Pure scoring: numpy/scipy only, no pytest, no I/O."""

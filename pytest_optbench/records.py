@@ -1,0 +1,91 @@
+"""Per-item results: what was asked, what came back, what it parsed to.
+
+Pure and JSON-round-trippable: records travel from xdist workers to the controller on the
+test report and are written verbatim into the JSON report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+REFUSAL_VALUE = 50.0
+
+
+@dataclass
+class Answer:
+    """One sample: the raw text, its parsed value, or why there is none."""
+
+    raw: str | None
+    value: float | None = None
+    reason: str | None = None  # why parsing failed
+    error: str | None = None  # why the call failed (no text at all)
+
+
+@dataclass
+class PromptRecord:
+    role: str
+    user: str
+    answers: list[Answer] = field(default_factory=list)
+
+    def values(self, keep_fifty: bool = True) -> list[float]:
+        """Parsed values, without refusals (exact 50s) unless ``keep_fifty``."""
+        return [
+            a.value for a in self.answers
+            if a.value is not None and (keep_fifty or a.value != REFUSAL_VALUE)
+        ]
+
+    def mean(self, keep_fifty: bool = True) -> float:
+        """Mean parsed answer; NaN when no sample is usable."""
+        values = self.values(keep_fifty)
+        return float(np.mean(values)) if values else float("nan")
+
+
+@dataclass
+class ItemRecord:
+    """One item under one condition."""
+
+    suite: str
+    item: str
+    condition: str
+    kind: str
+    file: str
+    model: str
+    prompts: list[PromptRecord]
+    track: str | None = None
+    domain: str | None = None
+    language: str = "en"
+    expected: float | None = None
+    outcome: bool | None = None
+    direction: str | None = None
+    prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.suite, self.item, self.condition)
+
+    def prompt(self, role: str) -> PromptRecord:
+        for prompt in self.prompts:
+            if prompt.role == role:
+                return prompt
+        raise KeyError(f"item {self.item} has no prompt with role {role!r}")
+
+    def answers(self) -> list[Answer]:
+        return [a for p in self.prompts for a in p.answers]
+
+    @property
+    def errors(self) -> list[str]:
+        return [a.error for a in self.answers() if a.error]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ItemRecord:
+        prompts = [
+            PromptRecord(p["role"], p["user"], [Answer(**a) for a in p["answers"]])
+            for p in data["prompts"]
+        ]
+        return cls(**{**data, "prompts": prompts})

@@ -1,0 +1,1 @@
+"""Reports built from an ``Outcome``: terminal summary and JSON (pure, no pytest)."""

@@ -1,0 +1,409 @@
+"""Suite files (format v1) -> validated, immutable ``Suite`` / ``Item`` objects.
+
+Pure: imports nothing from pytest and does no I/O beyond reading the file it is given.
+Every problem raises ``SuiteError`` with one sentence naming the file, the item (and its
+line) and the key, because users fix these files by hand.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FORMAT_VERSION = 1
+
+# Fields every kind requires, and the optional ones it understands.
+KIND_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "inverted_pair": (("scenario", "positive", "negative"), ("expected",)),
+    "binary": (("question", "outcome"), ("context",)),
+    "conjunction": (("scenario", "a", "b", "both"), ()),
+    "disjunction": (("scenario", "a", "b", "either"), ()),
+    "conditional": (("scenario", "a", "b_given_a", "both"), ()),
+    "dose_response": (("scenario", "question", "direction", "ladder"), ()),
+}
+KINDS = tuple(KIND_FIELDS)
+TRACKS = ("A", "B", "C", "D")
+DIRECTIONS = ("increasing", "decreasing")
+# Keys of an item that are settings or labels, not text fields.
+ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature")
+TOP_LEVEL_KEYS = (
+    "optbench", "suite", "kind", "track", "language", "description",
+    "defaults", "prompt", "conditions", "items",
+)
+DEFAULT_KEYS = ("samples", "temperature")
+PROMPT_KEYS = ("system", "template")
+# Condition keys that change the system prompt rather than an item field.
+CONDITION_SYSTEM_KEYS = ("system", "system_prefix")
+# Fields a prompt template may use besides the item's own fields.
+TEMPLATE_BUILTINS = ("scenario", "question", "id", "domain")
+
+_ID_RE = re.compile(r"^[\w.\-]+$")
+_LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+MAX_SAMPLES = 1000
+
+
+class SuiteError(ValueError):
+    """A suite file violates the format; ``str(err)`` is one readable sentence."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One factorial arm: field transforms plus optional system-prompt changes."""
+
+    name: str
+    transforms: Mapping[str, str] = field(default_factory=dict)
+    system: str | None = None
+    system_prefix: str | None = None
+
+
+BASE_CONDITION = Condition("base")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One validated item. ``fields`` holds every text/data field as written."""
+
+    id: str
+    kind: str
+    line: int
+    fields: Mapping[str, Any]
+    domain: str | None = None
+    samples: int | None = None
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    id: str
+    path: str
+    kind: str
+    language: str
+    items: tuple[Item, ...]
+    conditions: tuple[Condition, ...] = (BASE_CONDITION,)
+    track: str | None = None
+    description: str = ""
+    samples: int | None = None
+    temperature: float | None = None
+    system_prompt: str | None = None
+    template: str | None = None
+
+    @property
+    def has_explicit_conditions(self) -> bool:
+        return self.conditions != (BASE_CONDITION,)
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _LineDict(dict):  # type: ignore[type-arg]
+    """A mapping that remembers the 1-based line it started on."""
+
+    line: int = 0
+
+
+class _SuiteLoader(yaml.SafeLoader):
+    """Safe loader that records lines and rejects duplicate keys (PyYAML keeps the last)."""
+
+
+def _construct_mapping(loader: _SuiteLoader, node: yaml.MappingNode) -> _LineDict:
+    loader.flatten_mapping(node)
+    result = _LineDict()
+    result.line = node.start_mark.line + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in result:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+    return result
+
+
+_SuiteLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping  # type: ignore[arg-type]
+)
+
+
+def read_yaml(path: Path, display: str) -> Any:
+    """Parse one YAML file with the safe loader; malformed YAML is a ``SuiteError``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{display}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+    try:
+        return yaml.load(text, Loader=_SuiteLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SuiteError(f"{display}{where}: malformed YAML ({problem}).") from None
+
+
+def is_suite_document(data: Any) -> bool:
+    """A suite is a mapping with ``optbench`` that is not a thresholds file (``gates``)."""
+    return isinstance(data, dict) and "optbench" in data and not (
+        "gates" in data and "items" not in data
+    )
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@dataclass
+class _Where:
+    """Builds the one-sentence error prefix: file, item and line, key."""
+
+    display: str
+    item_id: str | None = None
+    line: int | None = None
+
+    def error(self, key: str | None, message: str) -> SuiteError:
+        parts = [self.display]
+        if self.item_id is not None:
+            parts.append(f"item '{self.item_id}'" + (f" (line {self.line})" if self.line else ""))
+        elif self.line:
+            parts.append(f"line {self.line}")
+        if key is not None:
+            parts.append(f"key '{key}'")
+        return SuiteError(", ".join(parts) + f": {message.rstrip('.')}.")
+
+
+def _check_keys(where: _Where, mapping: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise where.error(str(key), f"unknown {what} key (allowed: {', '.join(allowed)})")
+
+
+def _text(where: _Where, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(key, "must be a non-empty string")
+    return value
+
+
+def _samples(where: _Where, key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SAMPLES:
+        raise where.error(key, f"must be a whole number from 1 to {MAX_SAMPLES}, got {value!r}")
+    return value
+
+
+def _temperature(where: _Where, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 2:
+        raise where.error(key, f"must be a number from 0 to 2, got {value!r}")
+    return float(value)
+
+
+def template_fields(template: str) -> list[str]:
+    """Names a ``str.format`` template refers to; ``ValueError`` if malformed or not plain."""
+    names = []
+    for _literal, name, _spec, _conv in string.Formatter().parse(template):
+        if name is None:
+            continue
+        if not name.isidentifier():
+            raise ValueError(f"placeholder {{{name}}} is not a plain field name")
+        names.append(name)
+    return names
+
+
+def _template(where: _Where, key: str, value: Any) -> tuple[str, list[str]]:
+    text = _text(where, key, value)
+    try:
+        return text, template_fields(text)
+    except ValueError as exc:
+        raise where.error(key, f"malformed template ({exc})") from None
+
+
+def load_suite(path: Path, display: str | None = None) -> Suite | None:
+    """Load and validate one suite file; ``None`` when the YAML is not a suite."""
+    display = display or str(path)
+    data = read_yaml(path, display)
+    if not is_suite_document(data):
+        return None
+    return parse_suite(data, display, default_id=path.stem)
+
+
+def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite:
+    """Validate an already-parsed suite document."""
+    top = _Where(display)
+    _check_keys(top, data, TOP_LEVEL_KEYS, "top-level")
+    version = data["optbench"]
+    if version != FORMAT_VERSION or isinstance(version, bool):
+        raise top.error("optbench", f"unsupported format version {version!r} (this plugin reads version {FORMAT_VERSION})")
+
+    suite_id = data.get("suite", default_id)
+    if not isinstance(suite_id, str) or not _ID_RE.match(suite_id):
+        raise top.error("suite", f"must be an id of letters, digits, '.', '_' or '-', got {suite_id!r}")
+    kind = data.get("kind", "inverted_pair")
+    if kind not in KINDS:
+        raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    track = data.get("track")
+    if track is not None:
+        if kind != "inverted_pair":
+            raise top.error("track", "applies only to suites of kind inverted_pair")
+        if track not in TRACKS:
+            raise top.error("track", f"must be one of A, B, C, D, got {track!r}")
+    elif kind == "inverted_pair":
+        track = "B"
+    language = data.get("language", "en")
+    if not isinstance(language, str) or not _LANG_RE.match(language):
+        raise top.error("language", f"must be a BCP-47 tag such as 'en' or 'pt-BR', got {language!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise top.error("description", "must be a string")
+
+    samples = temperature = None
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, Mapping):
+        raise top.error("defaults", "must be a mapping")
+    _check_keys(top, defaults, DEFAULT_KEYS, "defaults")
+    if "samples" in defaults:
+        samples = _samples(top, "defaults.samples", defaults["samples"])
+    if "temperature" in defaults:
+        temperature = _temperature(top, "defaults.temperature", defaults["temperature"])
+
+    prompt = data.get("prompt") or {}
+    if not isinstance(prompt, Mapping):
+        raise top.error("prompt", "must be a mapping with 'system' and/or 'template'")
+    _check_keys(top, prompt, PROMPT_KEYS, "prompt")
+    system_prompt = _text(top, "prompt.system", prompt["system"]) if "system" in prompt else None
+    template, template_names = (None, [])
+    if "template" in prompt:
+        template, template_names = _template(top, "prompt.template", prompt["template"])
+
+    conditions = _parse_conditions(top, data.get("conditions"))
+
+    raw_items = data.get("items")
+    if not isinstance(raw_items, list) or not raw_items:
+        raise top.error("items", "must be a non-empty list of items")
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for index, raw in enumerate(raw_items):
+        item = _parse_item(display, index, raw, kind, track)
+        if item.id in seen:
+            raise _Where(display, item.id, item.line).error(
+                "id", f"duplicate id (first used on line {seen[item.id]})"
+            )
+        seen[item.id] = item.line
+        where = _Where(display, item.id, item.line)
+        for condition in conditions:
+            _check_condition_applies(where, condition, item)
+        for name in template_names:
+            if name not in TEMPLATE_BUILTINS and name not in item.fields:
+                raise where.error("prompt.template", f"the template uses {{{name}}}, which this item does not have")
+        items.append(item)
+
+    return Suite(
+        id=suite_id, path=display, kind=kind, track=track, language=language,
+        description=description, samples=samples, temperature=temperature,
+        system_prompt=system_prompt, template=template,
+        conditions=conditions, items=tuple(items),
+    )
+
+
+def _parse_conditions(top: _Where, raw: Any) -> tuple[Condition, ...]:
+    if raw is None:
+        return (BASE_CONDITION,)
+    if not isinstance(raw, Mapping) or not raw:
+        raise top.error("conditions", "must be a non-empty mapping of condition name to transforms")
+    conditions = []
+    for name, spec in raw.items():
+        key = f"conditions.{name}"
+        if not isinstance(name, str) or not _ID_RE.match(name):
+            raise top.error(key, "a condition name must be letters, digits, '.', '_' or '-'")
+        spec = spec or {}
+        if not isinstance(spec, Mapping):
+            raise top.error(key, "must be a mapping of field name to template (or {} for no change)")
+        transforms: dict[str, str] = {}
+        system = prefix = None
+        for field_name, value in spec.items():
+            sub = f"{key}.{field_name}"
+            if not isinstance(field_name, str) or not field_name.isidentifier():
+                raise top.error(sub, "must name an item field, 'system' or 'system_prefix'")
+            if field_name in ITEM_SETTING_KEYS:
+                raise top.error(sub, f"'{field_name}' is a setting, not a text field a condition can transform")
+            if field_name == "system":
+                system = _text(top, sub, value)
+            elif field_name == "system_prefix":
+                prefix = _text(top, sub, value)
+            else:
+                transforms[field_name] = _template(top, sub, value)[0]
+        conditions.append(Condition(name, transforms, system, prefix))
+    return tuple(conditions)
+
+
+def _check_condition_applies(where: _Where, condition: Condition, item: Item) -> None:
+    required, optional = KIND_FIELDS[item.kind]
+    for field_name, template in condition.transforms.items():
+        key = f"conditions.{condition.name}.{field_name}"
+        if field_name not in item.fields and field_name not in required + optional:
+            raise where.error(key, f"condition '{condition.name}' sets field '{field_name}', which items of kind {item.kind} do not have")
+        for name in template_fields(template):
+            if name not in item.fields and name not in ("id", "domain"):
+                raise where.error(key, f"condition '{condition.name}' uses {{{name}}}, but item '{item.id}' has no field '{name}'")
+
+
+def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str | None) -> Item:
+    line = getattr(raw, "line", None)
+    if not isinstance(raw, Mapping):
+        raise _Where(display, f"#{index + 1}", line).error(None, "each entry of 'items' must be a mapping")
+    raw_id = raw.get("id")
+    label = str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else f"#{index + 1}"
+    where = _Where(display, label, line)
+    if raw_id is None:
+        raise where.error("id", "is required")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not _ID_RE.match(str(raw_id)):
+        raise where.error("id", "must be letters, digits, '.', '_' or '-' (it becomes the test id)")
+    kind = raw.get("kind", suite_kind)
+    if kind not in KINDS:
+        raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    domain = raw.get("domain")
+    if domain is not None and (not isinstance(domain, str) or not domain.strip()):
+        raise where.error("domain", "must be a non-empty string")
+    samples = _samples(where, "samples", raw["samples"]) if "samples" in raw else None
+    temperature = _temperature(where, "temperature", raw["temperature"]) if "temperature" in raw else None
+
+    required, optional = KIND_FIELDS[kind]
+    for key in required:
+        if key not in raw or raw[key] is None:
+            raise where.error(key, f"is required for items of kind {kind}")
+    fields = {k: v for k, v in raw.items() if k not in ITEM_SETTING_KEYS}
+    for key, value in fields.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise where.error(str(key), "field names must be plain identifiers")
+        if key in ("outcome", "ladder", "expected") and key in required + optional:
+            continue  # typed fields, checked below
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise where.error(key, "must be a string")
+        if isinstance(value, str) and not value.strip():
+            raise where.error(key, "must be a non-empty string")
+
+    if kind == "inverted_pair":
+        if "expected" in fields:
+            value = fields["expected"]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
+                raise where.error("expected", f"must be a number from 0 to 100, got {value!r}")
+        elif track == "A":
+            raise where.error("expected", "is required for Track A items (the stated probability of the positive outcome)")
+    elif "expected" in fields:
+        raise where.error("expected", f"applies only to inverted_pair items, not {kind}")
+    if kind == "binary" and not isinstance(fields["outcome"], bool):
+        raise where.error("outcome", f"must be true or false, got {fields['outcome']!r}")
+    if kind == "dose_response":
+        if fields["direction"] not in DIRECTIONS:
+            raise where.error("direction", f"must be 'increasing' or 'decreasing', got {fields['direction']!r}")
+        ladder = fields["ladder"]
+        if not isinstance(ladder, list) or len(ladder) < 3:
+            raise where.error("ladder", "must be a list of at least 3 evidence sentences, weakest first")
+        for rung, sentence in enumerate(ladder, start=1):
+            if not isinstance(sentence, str) or not sentence.strip():
+                raise where.error("ladder", f"rung {rung} must be a non-empty string")
+        fields["ladder"] = tuple(ladder)
+    return Item(
+        id=str(raw_id), kind=kind, line=line or 0, fields=fields, domain=domain,
+        samples=samples, temperature=temperature,
+    )
