@@ -68,11 +68,12 @@ class SuiteFile(pytest.File):
             ) from None
         base = condition.name == "base"
         name = item.id if base else f"{item.id}[{condition.name}]"
-        keywords = {k: True for k in (suite.id, item.kind, item.domain, condition.name, suite.language) if k}
-        node = OptbenchItem.from_parent(
-            self, name=name, callobj=optbench_item, originalname=item.id, keywords=keywords,
-        )
+        node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item, originalname=item.id)
         node.add_marker("optbench")
+        # -k can select by suite, kind, domain, condition or language.
+        node.extra_keyword_matches.update(
+            k for k in (suite.id, item.kind, item.domain, condition.name, suite.language) if k
+        )
         node.setup_case(suite, item, condition, specs)
         return node
 

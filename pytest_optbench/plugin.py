@@ -158,6 +158,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+class GateFailureStat:
+    """An entry in the terminal reporter's stats, so the final line counts failed gates."""
+
+    count_towards_summary = True
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
 class ControllerPlugin:
     """Hooks that only the controller (or a serial run) needs: gather, decide, report."""
 
@@ -231,4 +240,4 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
                   f"{len(outcome.verdicts) - len(failures) - passed} not evaluated"
         tr.write_line(summary, red=bool(failures), green=not failures, bold=True)
         if failures:  # so pytest's last line says it too, not just "N passed"
-            tr.stats.setdefault("failed gates", []).extend(failures)
+            tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in failures)

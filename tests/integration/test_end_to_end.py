@@ -1,0 +1,219 @@
+"""The plugin end to end, through real pytest runs (each serially and with -n 2)."""
+
+from __future__ import annotations
+
+from conftest import SKEW_GATE, pair_suite
+
+CONDITIONS = """
+conditions:
+  base: {}
+  narrative_up: {scenario: "{scenario} {narrative_up}"}
+"""
+
+
+def test_no_model_skips_items_with_a_reason(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite())
+    run = optbench.run("-rs")
+    assert run.ret == 0
+    run.result.assert_outcomes(skipped=12)
+    assert "no model selected: pass --model" in run.text
+    assert "optbench summary" not in run.text
+
+
+def test_calibrated_model_passes_the_skew_gate(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=16))
+    optbench.write("thresholds.yaml", SKEW_GATE)
+    run = optbench.run("--model", "sim:calibrated")
+    assert run.ret == 0, run.text
+    run.result.assert_outcomes(passed=16)
+    assert "optbench gates: 0 failed, 1 passed, 0 not evaluated" in run.text
+    [gate] = run.report["gates"]
+    assert gate["verdict"] == "pass" and gate["metric"] == "skew" and gate["suite"] == "track-b-demo"
+
+
+def test_biased_model_fails_the_session_with_a_readable_summary(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=16))
+    optbench.write("thresholds.yaml", SKEW_GATE)
+    run = optbench.run("--model", "sim:overclaim")
+    assert run.ret == 1, run.text
+    run.result.assert_outcomes(passed=16)  # items pass; the gate fails the session
+    assert "gate skew |x| <= 5 (point) failed on track-b-demo/base" in run.text
+    assert "16 passed, 1 optbench gate(s) failed" in run.text
+    assert "compound overclaim" in run.text
+    assert "Traceback" not in run.text
+    skew = run.aggregate("skew")
+    assert skew["ci_low"] <= 13 <= skew["ci_high"]
+
+
+def test_test_ids_name_item_and_condition(optbench_serial):
+    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2, conditions=CONDITIONS))
+    run = optbench_serial.run("--collect-only", "-q", report=False)
+    assert "suites/pairs.yaml::item-00" in run.text
+    assert "suites/pairs.yaml::item-00[narrative_up]" in run.text
+    assert "item-00[base]" not in run.text
+
+
+def test_keyword_selection_by_domain_and_condition(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=4, conditions=CONDITIONS))
+    run = optbench.run("--model", "sim:calibrated", "-k", "academic and not narrative_up")
+    run.result.assert_outcomes(passed=2)
+
+
+def test_serial_and_xdist_give_identical_aggregates(optbench_serial):
+    optbench_serial.write("suites/pairs.yaml", pair_suite(n=20, conditions=CONDITIONS))
+    optbench_serial.write("suites/other.yaml", pair_suite(suite="track-b-other", n=7))
+    serial = optbench_serial.run("--model", "sim:optimist")
+    optbench_serial.mode = "xdist"
+    parallel = optbench_serial.run("--model", "sim:optimist")
+    assert serial.ret == parallel.ret == 0
+    assert serial.report["aggregates"] == parallel.report["aggregates"]
+    assert serial.report["items"] == parallel.report["items"]
+    assert len(serial.report["aggregates"]) > 20
+
+
+def test_user_conftest_overrides_the_model_fixture(optbench):
+    """A user audits their own pipeline: a plain function sees the prompt and its metadata."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=6))
+    optbench.write("conftest.py", """
+        import pytest
+
+        def pipeline(prompt):
+            assert "probability" in prompt.system.lower()
+            assert str(prompt) == prompt.user
+            # Always 10 points too high on good outcomes, coherent otherwise.
+            return "70%" if prompt.meta["role"] == "positive" else "40"
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return pipeline
+    """)
+    run = optbench.run()
+    assert run.ret == 0, run.text
+    run.result.assert_outcomes(passed=6)
+    assert run.aggregate("skew")["value"] == 10.0
+    assert run.aggregate("delta_plus")["value"] == 20.0
+    assert run.aggregate("delta_minus")["value"] == -10.0
+    assert run.report["items"][0]["model"] == "pipeline"
+
+
+def test_async_model_object_with_complete(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=3))
+    optbench.write("conftest.py", """
+        import pytest
+
+        class AsyncModel:
+            name = "my-async-model"
+
+            async def complete(self, prompt):
+                return 55 if prompt.meta["role"] == "positive" else 45
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return AsyncModel()
+    """)
+    run = optbench.run()
+    assert run.ret == 0, run.text
+    assert run.aggregate("skew")["value"] == 0.0
+    assert "my-async-model" in run.text
+
+
+def test_model_errors_fail_the_item_and_count_in_error_rate(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=4))
+    optbench.write("conftest.py", """
+        import pytest
+
+        def flaky(prompt):
+            if prompt.meta["item"] == "item-01" and prompt.meta["role"] == "negative":
+                raise RuntimeError("upstream said no")
+            return "60"
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return flaky
+    """)
+    run = optbench.run()
+    assert run.ret == 1
+    run.result.assert_outcomes(passed=3, failed=1)
+    assert "3 of 6 model calls failed; first: RuntimeError: upstream said no" in run.text
+    assert "Traceback" not in run.text
+    assert run.aggregate("error_rate")["value"] == 3 / 24
+
+
+def test_crashed_worker_is_reported_and_never_passes(optbench_serial):
+    optbench_serial.mode = "xdist"
+    optbench_serial.write("suites/pairs.yaml", pair_suite(n=6))
+    optbench_serial.write("conftest.py", """
+        import os
+        import pytest
+
+        def crashing(prompt):
+            if prompt.meta["item"] == "item-03":
+                os._exit(3)
+            return "50" if prompt.meta["role"] == "negative" else "60"
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return crashing
+    """)
+    run = optbench_serial.run()
+    assert run.ret == 1
+    assert "crashed while running" in run.text
+    assert "1 item(s) failed without sending answers" in run.text
+    assert run.report["items_without_results"] == ["suites/pairs.yaml::item-03"]
+
+
+def test_system_prompt_file_overrides_and_changes_the_prompt_hash(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    optbench.write("prompt.txt", "You are a careful forecaster. Reply with one integer from 0 to 100.\n")
+    optbench.write("conftest.py", """
+        import pytest
+
+        def check(prompt):
+            assert prompt.system == "You are a careful forecaster. Reply with one integer from 0 to 100."
+            return "50.5"
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return check
+    """)
+    custom = optbench.run("--system-prompt", "prompt.txt")
+    assert custom.ret == 0, custom.text
+    (optbench.pytester.path / "conftest.py").unlink()
+    default = optbench.run("--model", "sim:calibrated")
+    assert custom.report["run"]["prompt_hash"] != default.report["run"]["prompt_hash"]
+
+
+def test_keep_fifty_includes_refusals(optbench_serial):
+    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2))
+    optbench_serial.write("conftest.py", """
+        import pytest
+
+        def answers(prompt):
+            if prompt.meta["role"] == "negative":
+                return "50" if prompt.sample == 0 else "20"
+            return "80"
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            return answers
+    """)
+    filtered = optbench_serial.run()
+    assert filtered.aggregate("skew")["value"] == 0.0
+    assert filtered.aggregate("refusal_rate")["value"] == 2 / 12
+    kept = optbench_serial.run("--keep-fifty")
+    assert kept.aggregate("skew")["value"] == 10.0  # P- = (50 + 20 + 20) / 3 = 30
+
+
+def test_report_metadata_and_items(optbench_serial):
+    optbench_serial.write("suites/pairs.yaml", pair_suite(n=3))
+    run = optbench_serial.run("--model", "sim:pessimist", "--optbench-seed", "7", "--samples", "2")
+    meta = run.report["run"]
+    assert meta["model"] == "sim:pessimist" and meta["seed"] == 7 and meta["samples_override"] == 2
+    assert meta["plugin_version"] and len(meta["prompt_hash"]) == 16
+    item = run.report["items"][0]
+    assert [p["role"] for p in item["prompts"]] == ["positive", "negative"]
+    assert all(len(p["answers"]) == 2 for p in item["prompts"])
+    answer = item["prompts"][0]["answers"][0]
+    assert set(answer) == {"raw", "value", "reason", "error"}
+    skew = run.aggregate("skew")
+    assert set(skew) >= {"suite", "condition", "metric", "value", "ci_low", "ci_high", "n"}
