@@ -21,6 +21,9 @@ How answers are made (pp = percentage points, every answer an integer 1-99):
   P- = 100 - q + delta_minus + noise, so Skew = delta_plus + delta_minus exactly in
   expectation. ``delta_plus``/``delta_minus`` as metrics are mean(P+) - 50 and mean(P-) - 50,
   which also carry mean(q) - 50 of the suite's items.
+  Under a condition whose name ends in ``_up`` (``_down``) q moves up (down) by
+  ``narrative_shift`` (10 pp): both answers move coherently, so Skew stays the same while
+  the mean answer shows the narrative's pull.
 * ``binary``: z = +d or -d (by the item's outcome) plus N(0, 1) per item, p = sigmoid(k*2*d*z)
   with d = ``binary_separation``. With k = 1 p is the exact posterior (calibrated); k > 1 pushes
   answers to the extremes without adding discrimination (overconfident; AUC = Phi(d*sqrt(2))).
@@ -64,6 +67,7 @@ class SimProfile:
     dose_response_violation_rate: float = 0.0
     refusal_rate: float = 0.02
     prose_refusal_rate: float = 0.02
+    narrative_shift: float = 10.0
 
     @property
     def skew(self) -> float:
@@ -149,8 +153,14 @@ class SimulatedModel:
         """q: the coherent P(positive) for an inverted pair (before bias and noise)."""
         if meta.get("expected") is not None:
             return float(meta["expected"])
-        # Keyed by item only, so q is the same under every condition.
-        return 50.0 + float(_rng(self.seed, "q", meta.get("suite"), meta.get("item")).uniform(-20, 20))
+        # Keyed by item only, so q is the same under every condition but a narrative one.
+        q = 50.0 + float(_rng(self.seed, "q", meta.get("suite"), meta.get("item")).uniform(-20, 20))
+        condition = str(meta.get("condition") or "")
+        if condition.endswith("_up"):
+            q += self.profile.narrative_shift
+        elif condition.endswith("_down"):
+            q -= self.profile.narrative_shift
+        return q
 
     def expected_answer(self, meta: Any) -> float:
         """The mean answer the simulator aims at for one prompt (no noise, no refusals)."""
