@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -163,10 +163,12 @@ def _skew_family(group: _Group) -> list[Aggregate]:
         delta_plus = delta_minus = float("nan")
     plus_agg = group.mean_with_ci("delta_plus", plus - 50.0, p_value=wilcoxon_p(plus - 50.0))
     minus_agg = group.mean_with_ci("delta_minus", minus - 50.0, p_value=wilcoxon_p(minus - 50.0))
-    # A quadrant is named only when at least one part's CI excludes 0; else it is noise.
-    significant = any(a.ci_low > 0 or a.ci_high < 0 for a in (plus_agg, minus_agg))
-    label = {"quadrant": skew_metrics.quadrant(delta_plus, delta_minus) if significant else "none"}
-    out = [group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews), detail=label), plus_agg, minus_agg]
+    skew_agg = group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews))
+    # Name a quadrant only for a real tilt (Skew's CI excludes 0): a coherent model on
+    # unfavourable scenarios also has d+ < 0 < d-, and that is not pessimism.
+    tilted = skew_agg.ci_low > 0 or skew_agg.ci_high < 0
+    label = skew_metrics.quadrant(delta_plus, delta_minus) if tilted else "none"
+    out = [replace(skew_agg, detail={"quadrant": label}), plus_agg, minus_agg]
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):
         in_domain = skews[domains == domain]

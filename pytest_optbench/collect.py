@@ -68,7 +68,7 @@ class SuiteFile(pytest.File):
             ) from None
         base = condition.name == "base"
         name = item.id if base else f"{item.id}[{condition.name}]"
-        node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item, originalname=item.id)
+        node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item)
         node.add_marker("optbench")
         # -k can select by suite, kind, domain, condition or language.
         node.extra_keyword_matches.update(

@@ -82,8 +82,8 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.gate.metric, "suite": self.suite, "condition": self.condition,
-            "bound": self.gate.bound_text, "bound_kind": self.gate.bound_kind,
-            "bound_value": self.gate.bound, "evidence": self.gate.evidence,
+            "bound": self.gate.bound, "bound_kind": self.gate.bound_kind,
+            "bound_text": self.gate.bound_text, "evidence": self.gate.evidence,
             "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
             "verdict": self.verdict, "reason": self.reason,
         }
@@ -112,7 +112,7 @@ def parse_thresholds(data: Any, display: str) -> list[Gate]:
         return []
     if not isinstance(data, Mapping):
         raise _err(display, None, None, None, "must be a mapping with 'optbench: 1' and 'gates'")
-    if data.get("optbench") != 1:
+    if data.get("optbench") != 1 or isinstance(data.get("optbench"), bool):
         raise _err(display, None, None, "optbench", f"must be 1 (the format version), got {data.get('optbench')!r}")
     unknown = set(data) - {"optbench", "gates"}
     if unknown:
@@ -135,7 +135,9 @@ def _globs(display: str, index: int, line: int | None, key: str, value: Any) -> 
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise _err(display, index, line, key, "must be a list of suite-id globs such as [\"track-b-*\"]")
+        example = '["track-b-*"]' if key == "suites" else '["base"]'
+        what = "suite-id" if key == "suites" else "condition-name"
+        raise _err(display, index, line, key, f"must be a list of {what} globs such as {example}")
     return tuple(value)
 
 
@@ -149,7 +151,7 @@ def _parse_gate(display: str, index: int, raw: Any) -> Gate:
     metric = raw.get("metric")
     if metric is None:
         raise _err(display, index, line, "metric", "is required")
-    if metric not in METRIC_KINDS:
+    if not isinstance(metric, str) or metric not in METRIC_KINDS:
         raise _err(display, index, line, "metric", f"unknown metric {metric!r} (known: {', '.join(METRIC_KINDS)})")
     bounds = [k for k in BOUND_KEYS if k in raw]
     if len(bounds) != 1:

@@ -63,7 +63,11 @@ def _to_float(token: str) -> float:
     return float(token.replace(",", "."))
 
 
-def _checked(value: float, how: str) -> Parsed:
+def _checked(value: float | int, how: str) -> Parsed:
+    try:
+        value = float(value)
+    except OverflowError:
+        return Parsed(None, f"{how} is a number far outside 0-100")
     if value != value or not 0 <= value <= 100:
         return Parsed(None, f"{how} {value:g} is outside 0-100")
     return Parsed(value)
@@ -75,7 +79,7 @@ def _from_json(text: str) -> Parsed | None:
         return None
     try:
         data = json.loads(text[start:end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None
@@ -86,7 +90,7 @@ def _from_json(text: str) -> Parsed | None:
             if isinstance(value, bool):
                 return Parsed(None, f"JSON key '{key}' holds a boolean, not a number")
             if isinstance(value, (int, float)):
-                return _checked(float(value), f"JSON '{key}'")
+                return _checked(value, f"JSON '{key}'")
             if isinstance(value, str):
                 inner = parse_answer(value)
                 return inner if inner.ok else Parsed(None, f"JSON key '{key}': {inner.reason}")

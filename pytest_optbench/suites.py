@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ TRACKS = ("A", "B", "C", "D")
 DIRECTIONS = ("increasing", "decreasing")
 # Keys of an item that are settings or labels, not text fields.
 ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature")
+# Typed item fields: data, not text, so a condition's template cannot replace them.
+TYPED_FIELDS = ("expected", "outcome", "direction", "ladder")
 TOP_LEVEL_KEYS = (
     "optbench", "suite", "kind", "track", "language", "description",
     "defaults", "prompt", "conditions", "items",
@@ -43,7 +45,8 @@ CONDITION_SYSTEM_KEYS = ("system", "system_prefix")
 # Fields a prompt template may use besides the item's own fields.
 TEMPLATE_BUILTINS = ("scenario", "question", "id", "domain")
 
-_ID_RE = re.compile(r"^[\w.\-]+$")
+# Ids become parts of test ids: no brackets, "::", slashes, or spaces at the ends.
+_ID_RE = re.compile(r"^(?!.*::)[^\s\[\]/\\](?:[^\[\]/\\\n\r\t]*[^\s\[\]/\\])?$")
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 MAX_SAMPLES = 1000
 
@@ -117,6 +120,10 @@ def _construct_mapping(loader: _SuiteLoader, node: yaml.MappingNode) -> _LineDic
     result.line = node.start_mark.line + 1
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, Hashable):
+            raise yaml.constructor.ConstructorError(
+                None, None, "found a list or mapping used as a key", key_node.start_mark
+            )
         if key in result:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -201,9 +208,11 @@ def _temperature(where: _Where, key: str, value: Any) -> float:
 def template_fields(template: str) -> list[str]:
     """Names a ``str.format`` template refers to; ``ValueError`` if malformed or not plain."""
     names = []
-    for _literal, name, _spec, _conv in string.Formatter().parse(template):
+    for _literal, name, spec, _conv in string.Formatter().parse(template):
         if name is None:
             continue
+        if spec and "{" in spec:
+            raise ValueError(f"placeholder {{{name}}} has a nested field in its format spec")
         if not name.isidentifier():
             raise ValueError(f"placeholder {{{name}}} is not a plain field name")
         names.append(name)
@@ -236,8 +245,8 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
         raise top.error("optbench", f"unsupported format version {version!r} (this plugin reads version {FORMAT_VERSION})")
 
     suite_id = data.get("suite", default_id)
-    if not isinstance(suite_id, str) or not _ID_RE.match(suite_id):
-        raise top.error("suite", f"must be an id of letters, digits, '.', '_' or '-', got {suite_id!r}")
+    if not isinstance(suite_id, str) or not _ID_RE.fullmatch(suite_id):
+        raise top.error("suite", f"must be a non-empty id without brackets, slashes or '::', got {suite_id!r}")
     kind = data.get("kind", "inverted_pair")
     if kind not in KINDS:
         raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
@@ -250,7 +259,7 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
     elif kind == "inverted_pair":
         track = "B"
     language = data.get("language", "en")
-    if not isinstance(language, str) or not _LANG_RE.match(language):
+    if not isinstance(language, str) or not _LANG_RE.fullmatch(language):
         raise top.error("language", f"must be a BCP-47 tag such as 'en' or 'pt-BR', got {language!r}")
     description = data.get("description", "")
     if not isinstance(description, str):
@@ -313,8 +322,8 @@ def _parse_conditions(top: _Where, raw: Any) -> tuple[Condition, ...]:
     conditions = []
     for name, spec in raw.items():
         key = f"conditions.{name}"
-        if not isinstance(name, str) or not _ID_RE.match(name):
-            raise top.error(key, "a condition name must be letters, digits, '.', '_' or '-'")
+        if not isinstance(name, str) or not _ID_RE.fullmatch(name):
+            raise top.error(key, "a condition name must be non-empty, without brackets, slashes or '::'")
         spec = spec or {}
         if not isinstance(spec, Mapping):
             raise top.error(key, "must be a mapping of field name to template (or {} for no change)")
@@ -324,8 +333,8 @@ def _parse_conditions(top: _Where, raw: Any) -> tuple[Condition, ...]:
             sub = f"{key}.{field_name}"
             if not isinstance(field_name, str) or not field_name.isidentifier():
                 raise top.error(sub, "must name an item field, 'system' or 'system_prefix'")
-            if field_name in ITEM_SETTING_KEYS:
-                raise top.error(sub, f"'{field_name}' is a setting, not a text field a condition can transform")
+            if field_name in ITEM_SETTING_KEYS or field_name in TYPED_FIELDS:
+                raise top.error(sub, f"'{field_name}' is a setting or typed field, not text a condition can transform")
             if field_name == "system":
                 system = _text(top, sub, value)
             elif field_name == "system_prefix":
@@ -353,11 +362,13 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
         raise _Where(display, f"#{index + 1}", line).error(None, "each entry of 'items' must be a mapping")
     raw_id = raw.get("id")
     label = str(raw_id) if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else f"#{index + 1}"
+    if not label.isprintable():
+        label = repr(label)[1:-1]  # keep the error message on one line
     where = _Where(display, label, line)
     if raw_id is None:
         raise where.error("id", "is required")
-    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not _ID_RE.match(str(raw_id)):
-        raise where.error("id", "must be letters, digits, '.', '_' or '-' (it becomes the test id)")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not _ID_RE.fullmatch(str(raw_id)):
+        raise where.error("id", "must be non-empty, without brackets, slashes or '::' (it becomes the test id)")
     kind = raw.get("kind", suite_kind)
     if kind not in KINDS:
         raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")

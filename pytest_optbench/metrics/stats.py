@@ -60,17 +60,23 @@ def wilcoxon_p(values: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p that the values are centred on 0.
 
     Zero differences are dropped (``zero_method="wilcox"``, the classic rule); when every
-    value is zero there is no evidence of a shift and p = 1. NaN with no values.
+    value is zero there is no evidence of a shift and p = 1. NaN with no values. The exact
+    null distribution is used for up to 50 values without ties; otherwise the normal
+    approximation with tie correction (SciPy's "auto" would run a slow permutation test
+    for small samples with ties, which integer answers nearly always have).
     """
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
     if values.size == 0:
         return float("nan")
-    if np.all(values == 0):
+    values = values[values != 0]
+    if values.size == 0:
         return 1.0
+    ties = np.unique(np.abs(values)).size < values.size
+    method = "exact" if values.size <= 50 and not ties else "asymptotic"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(stats.wilcoxon(values, zero_method="wilcox", alternative="two-sided").pvalue)
+        return float(stats.wilcoxon(values, zero_method="wilcox", alternative="two-sided", method=method).pvalue)
 
 
 def proportion_ci(successes: int, trials: int, confidence: float = CONFIDENCE) -> Interval:

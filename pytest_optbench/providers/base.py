@@ -9,33 +9,45 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 
-@dataclass(frozen=True)
-class Prompt:
-    """One request: the system and user text plus what the item is (``meta``).
+class Prompt(str):
+    """One request. It *is* the user text (a ``str``), so ``lambda prompt: my_llm(prompt)``
+    works unchanged; it also carries the system prompt and what the item is.
 
-    ``str(prompt)`` is the user text, so ``lambda prompt: my_llm(str(prompt))`` works.
     ``meta`` holds suite, item, condition, kind, role (``positive``/``negative``/``a``/...),
     domain, language and, where the item has them, ``expected``, ``outcome``, ``direction``.
     """
 
     system: str
-    user: str
     temperature: float
-    sample: int = 0
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    sample: int
+    meta: Mapping[str, Any]
+
+    def __new__(
+        cls, system: str, user: str, temperature: float, sample: int = 0,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Prompt:
+        self = super().__new__(cls, user)
+        self.system, self.temperature, self.sample = system, temperature, sample
+        self.meta = MappingProxyType(dict(meta or {}))
+        return self
+
+    @property
+    def user(self) -> str:
+        return str.__str__(self)
 
     @property
     def messages(self) -> list[dict[str, str]]:
         """Chat messages in the OpenAI/Anthropic shape."""
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
 
-    def __str__(self) -> str:
-        return self.user
+    def __repr__(self) -> str:
+        return f"Prompt(user={self.user!r}, role={self.meta.get('role')!r}, sample={self.sample})"
 
 
 @runtime_checkable
@@ -51,12 +63,18 @@ class ModelError(Exception):
     """A model call failed in a way that should fail the item, with a readable message."""
 
 
+# Methods tried, in order, on an object returned by the fixture (before calling it).
+ANSWER_METHODS = ("complete", "answer", "generate", "predict")
+
+
 class UserModel:
     """Adapts a user's callable or ``complete``-object to the ``Model`` protocol."""
 
     def __init__(self, target: Any) -> None:
-        if hasattr(target, "complete") and callable(target.complete):
-            self._call = target.complete
+        method = next((getattr(target, m) for m in ANSWER_METHODS
+                       if callable(getattr(target, m, None))), None)
+        if method is not None:
+            self._call = method
         elif callable(target):
             self._call = target
         else:
@@ -72,6 +90,8 @@ class UserModel:
         result = self._call(prompt)
         if inspect.isawaitable(result):
             result = asyncio.run(_await(result))
+        if isinstance(result, Mapping):  # e.g. {"probability": 65}: parsed like JSON text
+            result = json.dumps(dict(result))
         if isinstance(result, bool) or not isinstance(result, (str, int, float)):
             raise ModelError(f"model {self.name} returned {type(result).__name__}, expected text or a number")
         return str(result)
