@@ -1,7 +1,7 @@
 """Per-item records -> aggregate metrics with CIs, per suite x condition (and per domain).
 
 Pure. Results do not depend on the order records arrived in (xdist): groups and items are
-sorted, and each metric's bootstrap has its own generator seeded from (seed, suite,
+sorted, and each metric family's resampling has its own generator seeded from (seed, suite,
 condition, metric, domain).
 """
 
@@ -9,46 +9,47 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from scipy import stats as scipy_stats
 
+from .metrics import axioms
+from .metrics import calibration as cal
 from .metrics import skew as skew_metrics
-from .metrics.stats import DEFAULT_RESAMPLES, Interval, bootstrap_ci, proportion_ci, wilcoxon_p
+from .metrics.resample import weighted_bootstrap
+from .metrics.stats import (
+    DEFAULT_RESAMPLES, NO_INTERVAL, Interval, bootstrap_ci, paired_permutation_p, proportion_ci,
+    sign_test_p, tost_p, wilcoxon_p,
+)
 from .records import REFUSAL_VALUE, ItemRecord
 
-# Every metric name of the spec, and the kinds each applies to (None: every kind).
+PAIR, BINARY = ("inverted_pair",), ("binary",)
+# Every metric name gates may use, and the item kinds each applies to (None: every kind).
 METRIC_KINDS: dict[str, tuple[str, ...] | None] = {
-    "skew": ("inverted_pair",),
-    "delta_plus": ("inverted_pair",),
-    "delta_minus": ("inverted_pair",),
-    "calibration_error": ("inverted_pair",),
-    "refusal_rate": None,
-    "parse_rate": None,
-    "error_rate": None,
-    "item_sd": None,
-    "overconfidence": ("binary",),
-    "brier": ("binary",),
-    "log_loss": ("binary",),
-    "ece": ("binary",),
-    "auc": ("binary",),
-    "accuracy": ("binary",),
-    "reliability": ("binary",),
-    "resolution": ("binary",),
-    "shrinkage_a": ("binary",),
+    "skew": PAIR, "delta_plus": PAIR, "delta_minus": PAIR, "calibration_error": PAIR,
+    "complement_violation": PAIR, "skew_effect": PAIR,
+    "refusal_rate": None, "parse_rate": None, "error_rate": None, "item_sd": None,
+    "overconfidence": BINARY, "brier": BINARY, "log_loss": BINARY, "ece": BINARY, "auc": BINARY,
+    "accuracy": BINARY, "reliability": BINARY, "resolution": BINARY, "uncertainty": BINARY,
+    "within_bin_variance": BINARY, "within_bin_covariance": BINARY, "shrinkage_a": BINARY,
+    "shrinkage_b": BINARY, "brier_recalibrated": BINARY, "climatology_brier": BINARY,
+    "brier_skill": BINARY, "climatology_brier_oos": BINARY, "brier_skill_oos": BINARY,
     "conjunction_violation_rate": ("conjunction",),
     "disjunction_violation_rate": ("disjunction",),
     "conditional_violation_rate": ("conditional",),
     "dose_response_violation_rate": ("dose_response",),
-    "condition_effect": None,
+    "condition_effect": None, "narrative_susceptibility": None,
 }
-# Metrics this version computes; the others are "not evaluated" by gates.
-COMPUTED = {
-    "skew", "delta_plus", "delta_minus", "calibration_error",
-    "refusal_rate", "parse_rate", "error_rate", "item_sd",
+VIOLATION_METRICS = {
+    "conjunction_violation_rate": "conjunction", "disjunction_violation_rate": "disjunction",
+    "conditional_violation_rate": "conditional", "dose_response_violation_rate": "dose_response",
 }
+# Margin (pp) under which a condition effect counts as negligible, for the TOST equivalence
+# test: the paper calls perspective effects of |delta| < 2 pp "near zero".
+EQUIVALENCE_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class AggregateOptions:
     keep_fifty: bool = False
     seed: int = 0
     n_resamples: int = DEFAULT_RESAMPLES
+    base_rate: float | None = None  # out-of-sample climatology for binary items, 0-1
+    # Violation tolerances (pp) to compute, per violation metric; 0 is always computed.
+    tolerances: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Aggregate:
     domain: str | None = None
     p_value: float | None = None
     ci_method: str = "none"
+    tolerance: float | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,7 +82,7 @@ class Aggregate:
             "suite": self.suite, "condition": self.condition, "metric": self.metric,
             "domain": self.domain, "value": _finite(self.value), "ci_low": _finite(self.ci_low),
             "ci_high": _finite(self.ci_high), "n": self.n, "p_value": _finite(self.p_value),
-            "ci_method": self.ci_method, **dict(self.detail),
+            "ci_method": self.ci_method, "tolerance": self.tolerance, **dict(self.detail),
         }
 
 
@@ -90,6 +95,11 @@ def metric_applies(metric: str, kinds: Iterable[str]) -> bool:
     return wanted is None or any(kind in wanted for kind in kinds)
 
 
+def seeded_rng(*parts: Any) -> np.random.Generator:
+    text = "\x1f".join(str(p) for p in parts)
+    return np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "little"))
+
+
 class _Group:
     """The records of one suite x condition, and a seeded generator per metric."""
 
@@ -97,9 +107,11 @@ class _Group:
         self.suite, self.condition, self.options = suite, condition, options
         self.records = sorted(records, key=lambda r: r.item)
 
+    def of_kind(self, kind: str) -> list[ItemRecord]:
+        return [r for r in self.records if r.kind == kind]
+
     def rng(self, metric: str, domain: str | None = None) -> np.random.Generator:
-        text = "\x1f".join([str(self.options.seed), self.suite, self.condition, metric, domain or ""])
-        return np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "little"))
+        return seeded_rng(self.options.seed, self.suite, self.condition, metric, domain or "")
 
     def make(self, metric: str, value: float, interval: Interval, n: int, **kw: Any) -> Aggregate:
         return Aggregate(self.suite, self.condition, metric, float(value), interval.low,
@@ -111,22 +123,32 @@ class _Group:
         interval = bootstrap_ci(values, self.rng(metric, domain), n_resamples=self.options.n_resamples)
         return self.make(metric, value, interval, int(values.size), domain=domain, **kw)
 
-    def rate(self, metric: str, hits: int, total: int) -> Aggregate:
+    def rate(self, metric: str, hits: int, total: int, **kw: Any) -> Aggregate:
         value = hits / total if total else float("nan")
-        return self.make(metric, value, proportion_ci(hits, total), total)
+        return self.make(metric, value, proportion_ci(hits, total), total, **kw)
 
 
 def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = AggregateOptions()) -> list[Aggregate]:
     """Every metric this version computes, for every suite x condition that has records."""
-    groups: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
+    by_suite: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
-        groups[(record.suite, record.condition)].append(record)
+        by_suite[record.suite].append(record)
     out: list[Aggregate] = []
-    for (suite, condition), group_records in sorted(groups.items()):
-        group = _Group(suite, condition, group_records, options)
-        out.extend(_answer_rates(group))
-        out.extend(_skew_family(group))
+    for suite in sorted(by_suite):
+        by_condition: dict[str, list[ItemRecord]] = defaultdict(list)
+        for record in by_suite[suite]:
+            by_condition[record.condition].append(record)
+        for condition in sorted(by_condition):
+            group = _Group(suite, condition, by_condition[condition], options)
+            out.extend(_answer_rates(group))
+            out.extend(_skew_family(group))
+            out.extend(_binary_family(group))
+            out.extend(_axiom_family(group))
+        out.extend(condition_effects(suite, by_condition, options))
     return out
+
+
+# --------------------------------------------------------------------------- every kind
 
 
 def _answer_rates(group: _Group) -> list[Aggregate]:
@@ -147,14 +169,28 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
     ]
 
 
+def primary_answer(record: ItemRecord, keep_fifty: bool) -> float:
+    """The one number condition effects compare: P+ for pairs, else the mean over prompts."""
+    if record.kind == "inverted_pair":
+        return record.prompt("positive").mean(keep_fifty)
+    means = [p.mean(keep_fifty=True) for p in record.prompts]
+    return float(np.mean(means)) if not np.isnan(means).any() else float("nan")
+
+
+# --------------------------------------------------------------------------- inverted pairs
+
+
+def pair_answers(records: Sequence[ItemRecord], keep_fifty: bool) -> tuple[np.ndarray, np.ndarray]:
+    return (np.array([r.prompt("positive").mean(keep_fifty) for r in records]),
+            np.array([r.prompt("negative").mean(keep_fifty) for r in records]))
+
+
 def _skew_family(group: _Group) -> list[Aggregate]:
-    pairs = [r for r in group.records if r.kind == "inverted_pair"]
+    pairs = group.of_kind("inverted_pair")
     if not pairs:
         return []
-    keep = group.options.keep_fifty
-    p_plus = np.array([r.prompt("positive").mean(keep) for r in pairs])
-    p_minus = np.array([r.prompt("negative").mean(keep) for r in pairs])
-    usable = ~(np.isnan(p_plus) | np.isnan(p_minus))
+    p_plus, p_minus = pair_answers(pairs, group.options.keep_fifty)
+    usable = axioms.usable(p_plus, p_minus)
     plus, minus = p_plus[usable], p_minus[usable]
     skews = skew_metrics.pair_skews(plus, minus)
     if skews.size:
@@ -174,11 +210,167 @@ def _skew_family(group: _Group) -> list[Aggregate]:
         in_domain = skews[domains == domain]
         out.append(group.mean_with_ci("skew", in_domain, domain=domain, p_value=wilcoxon_p(in_domain)))
 
-    calibration = [
-        abs(r.prompt("positive").mean(keep_fifty=True) - r.expected)
-        for r in pairs if r.expected is not None
-    ]
+    # Unsigned coherence, on every parsed answer (a 50 is a legitimate half of a pair here).
+    all_plus, all_minus = pair_answers(pairs, keep_fifty=True)
+    both = axioms.usable(all_plus, all_minus)
+    out.append(group.mean_with_ci("complement_violation", axioms.complement_violation(all_plus[both], all_minus[both])))
+    calibration = [abs(r.prompt("positive").mean(keep_fifty=True) - r.expected)
+                   for r in pairs if r.expected is not None]
     calibration = [c for c in calibration if np.isfinite(c)]
     if calibration:
         out.append(group.mean_with_ci("calibration_error", np.array(calibration)))
+    return out
+
+
+# --------------------------------------------------------------------------- binary items
+
+
+def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(p in [0, 1], outcome 0/1, item ids) for the items with a usable answer."""
+    p = np.array([r.prompt("yes").mean(keep_fifty=True) / 100.0 for r in records])
+    y = np.array([1.0 if r.outcome else 0.0 for r in records])
+    keep = ~np.isnan(p)
+    return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
+
+
+def _binary_family(group: _Group) -> list[Aggregate]:
+    records = group.of_kind("binary")
+    if not records:
+        return []
+    p, y, _ids = binary_data(records)
+    n = p.size
+    if n == 0:
+        return []
+    base_rate = group.options.base_rate
+    loo_sq_error = (cal.loo_recalibrated(p, y) - y) ** 2
+
+    def statistics(w: np.ndarray | None) -> dict[str, Any]:
+        values: dict[str, Any] = {
+            "brier": cal.brier(p, y, w), "log_loss": cal.log_loss(p, y, w), "ece": cal.ece(p, y, w),
+            "accuracy": cal.accuracy(p, y, w), "overconfidence": cal.overconfidence(p, y, w),
+            "auc": cal.auc(p, y, w), "climatology_brier": cal.climatology_brier(y, None, w),
+            "brier_skill": cal.brier_skill(p, y, w),
+            "brier_recalibrated": cal._wmean(loo_sq_error, w),
+        }
+        values.update(cal.murphy(p, y, w))
+        values["shrinkage_a"], values["shrinkage_b"] = cal.shrinkage_fit(p, y, w)
+        if base_rate is not None:
+            values["climatology_brier_oos"] = cal.climatology_brier(y, base_rate, w)
+            values["brier_skill_oos"] = cal.brier_skill(p, y, w, base_rate)
+        return values
+
+    point = statistics(None)
+    # One shared set of resamples, so every binary metric's CI is paired over the same items.
+    intervals = weighted_bootstrap(statistics, n, group.rng("binary"), group.options.n_resamples)
+    p_values = _binary_p_values(p, y, loo_sq_error, base_rate, group)
+    return [group.make(name, float(value), intervals[name], n, p_value=p_values.get(name))
+            for name, value in point.items()]
+
+
+def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, base_rate: float | None,
+                     group: _Group) -> dict[str, float]:
+    """Paired permutation tests against climatology; Mann-Whitney for AUC against 0.5."""
+    out: dict[str, float] = {}
+    model_sq = (p - y) ** 2
+    in_sample = y.mean()
+    out["brier_skill"] = paired_permutation_p(model_sq - (in_sample - y) ** 2, group.rng("brier_skill_p"),
+                                              group.options.n_resamples)
+    out["brier_recalibrated"] = paired_permutation_p(loo_sq_error - model_sq, group.rng("recal_p"),
+                                                     group.options.n_resamples)
+    if base_rate is not None:
+        out["brier_skill_oos"] = paired_permutation_p(model_sq - (base_rate - y) ** 2, group.rng("oos_p"),
+                                                      group.options.n_resamples)
+    yes, no = p[y == 1], p[y == 0]
+    if yes.size and no.size:
+        out["auc"] = float(scipy_stats.mannwhitneyu(yes, no, alternative="two-sided").pvalue)
+    return out
+
+
+# --------------------------------------------------------------------------- axiom batteries
+
+
+def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float) -> tuple[int, int, list[str]]:
+    """(violations, checks, violating item ids) for one battery at one tolerance."""
+    if kind == "dose_response":
+        hits = checks = 0
+        bad = []
+        for r in records:
+            ladder = np.array([p.mean(keep_fifty=True) for p in r.prompts])
+            if np.isnan(ladder).any():
+                continue
+            steps = axioms.dose_response_steps(ladder, r.direction or "increasing", tolerance)
+            hits, checks = hits + int(steps.sum()), checks + steps.size
+            if steps.any():
+                bad.append(r.item)
+        return hits, checks, bad
+    roles = {"conjunction": ("a", "b", "both"), "disjunction": ("a", "b", "either"),
+             "conditional": ("a", "b_given_a", "both")}[kind]
+    columns = [np.array([r.prompt(role).mean(keep_fifty=True) for r in records]) for role in roles]
+    keep = axioms.usable(*columns)
+    check = {"conjunction": axioms.conjunction_violations, "disjunction": axioms.disjunction_violations,
+             "conditional": axioms.conditional_violations}[kind]
+    violated = check(*(c[keep] for c in columns), tolerance)
+    ids = [r.item for r, k in zip(records, keep) if k]
+    return int(violated.sum()), int(violated.size), [i for i, v in zip(ids, violated) if v]
+
+
+def _axiom_family(group: _Group) -> list[Aggregate]:
+    out = []
+    for metric, kind in VIOLATION_METRICS.items():
+        records = group.of_kind(kind)
+        if not records:
+            continue
+        for tolerance in sorted({0.0, *group.options.tolerances.get(metric, ())}):
+            hits, checks, bad = axiom_violations(records, kind, tolerance)
+            out.append(group.rate(metric, hits, checks, tolerance=tolerance,
+                                  detail={"violating_items": bad}))
+    return out
+
+
+# --------------------------------------------------------------------------- condition effects
+
+
+def _paired(base: Mapping[str, float], arm: Mapping[str, float]) -> np.ndarray:
+    shared = sorted(set(base) & set(arm))
+    d = np.array([arm[i] - base[i] for i in shared])
+    return d[~np.isnan(d)]
+
+
+def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: AggregateOptions) -> Aggregate:
+    rng = seeded_rng(options.seed, suite, label, metric)
+    interval = bootstrap_ci(d, rng, n_resamples=options.n_resamples) if d.size else NO_INTERVAL
+    return Aggregate(
+        suite, label, metric, float(d.mean()) if d.size else float("nan"), interval.low, interval.high,
+        int(d.size), p_value=paired_permutation_p(d, seeded_rng(options.seed, suite, label, metric, "p"),
+                                                  options.n_resamples),
+        ci_method=interval.method,
+        detail={"p_wilcoxon": _finite(wilcoxon_p(d)), "p_sign": _finite(sign_test_p(d)),
+                "p_equivalence": _finite(tost_p(d, EQUIVALENCE_MARGIN)),
+                "equivalence_margin": EQUIVALENCE_MARGIN},
+    )
+
+
+def condition_effects(suite: str, by_condition: Mapping[str, list[ItemRecord]], options: AggregateOptions) -> list[Aggregate]:
+    """Paired effects of every arm against ``base`` (and narrative up vs down), by item."""
+    if "base" not in by_condition or len(by_condition) < 2:
+        return []
+    keep = options.keep_fifty
+
+    def primary(condition: str) -> dict[str, float]:
+        return {r.item: primary_answer(r, keep) for r in by_condition[condition]}
+
+    def skews(condition: str) -> dict[str, float]:
+        pairs = [r for r in by_condition[condition] if r.kind == "inverted_pair"]
+        plus, minus = pair_answers(pairs, keep)
+        return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus)))
+
+    base, base_skews = primary("base"), skews("base")
+    out = []
+    for arm in sorted(c for c in by_condition if c != "base"):
+        out.append(_effect(suite, arm, "condition_effect", _paired(base, primary(arm)), options))
+        if base_skews:
+            out.append(_effect(suite, arm, "skew_effect", _paired(base_skews, skews(arm)), options))
+    if "narrative_up" in by_condition and "narrative_down" in by_condition:
+        d = _paired(primary("narrative_down"), primary("narrative_up"))
+        out.append(_effect(suite, "narrative_up-narrative_down", "narrative_susceptibility", d, options))
     return out

@@ -9,17 +9,19 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .aggregate import COMPUTED, METRIC_KINDS, Aggregate, metric_applies
+import numpy as np
+
+from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
+from .metrics.stats import benjamini_hochberg, holm
 from .suites import SuiteError, read_yaml
 
 BOUND_KEYS = ("max", "min", "max_abs")
 EVIDENCE = ("point", "ci")
 GATE_KEYS = ("metric", *BOUND_KEYS, "suites", "conditions", "evidence", "tolerance")
-VIOLATION_METRICS = tuple(m for m in METRIC_KINDS if m.endswith("_violation_rate"))
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
 
@@ -78,6 +80,9 @@ class Verdict:
     ci_high: float | None = None
     n: int = 0
     reason: str = ""
+    p_value: float | None = None  # the aggregate's own test (e.g. Skew vs 0)
+    p_holm: float | None = None  # adjusted over every evaluated gate of the run
+    p_bh: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,7 +90,8 @@ class Verdict:
             "bound": self.gate.bound, "bound_kind": self.gate.bound_kind,
             "bound_text": self.gate.bound_text, "evidence": self.gate.evidence,
             "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
-            "verdict": self.verdict, "reason": self.reason,
+            "verdict": self.verdict, "reason": self.reason, "tolerance": self.gate.tolerance,
+            "p_value": self.p_value, "p_holm": self.p_holm, "p_bh": self.p_bh,
         }
 
 
@@ -189,33 +195,43 @@ def evaluate(
     ``suite_kinds`` maps each suite that ran to the item kinds it holds, so that a gate
     without ``suites`` covers exactly the suites its metric applies to.
     """
-    by_key = {(a.suite, a.condition, a.metric): a for a in aggregates if a.domain is None}
-    conditions_of: dict[str, list[str]] = {}
-    for suite, condition, _metric in by_key:
-        conditions_of.setdefault(suite, [])
-        if condition not in conditions_of[suite]:
-            conditions_of[suite].append(condition)
+    by_key = {(a.suite, a.condition, a.metric, a.tolerance or 0.0): a for a in aggregates if a.domain is None}
+    # The arms that ran (every arm has a parse_rate); effect metrics add their own labels
+    # such as "narrative_up-narrative_down".
+    arms = {(s, c) for s, c, m, _t in by_key if m == "parse_rate"}
     verdicts: list[Verdict] = []
     for gate in gates:
         rows = []
+        labels = arms | {(s, c) for s, c, m, _t in by_key if m == gate.metric}
         for suite in sorted(suite_kinds):
             if not metric_applies(gate.metric, suite_kinds[suite]) and not gate.suites:
                 continue
-            for condition in sorted(conditions_of.get(suite, [])):
+            for condition in sorted(c for s, c in labels if s == suite):
                 if gate.matches(suite, condition):
-                    rows.append(_verdict(gate, suite, condition, by_key.get((suite, condition, gate.metric)), suite_kinds[suite]))
+                    agg = by_key.get((suite, condition, gate.metric, gate.tolerance or 0.0))
+                    rows.append(_verdict(gate, suite, condition, agg, suite_kinds[suite]))
         if not rows:
             rows.append(Verdict(gate, None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"))
         verdicts.extend(rows)
-    return verdicts
+    return _adjust(verdicts)
+
+
+def _adjust(verdicts: list[Verdict]) -> list[Verdict]:
+    """Many gates are many tests: add Holm and Benjamini-Hochberg adjusted p values."""
+    raw = np.array([v.p_value if v.p_value is not None else np.nan for v in verdicts], dtype=float)
+    by_holm, by_bh = holm(raw), benjamini_hochberg(raw)
+    return [
+        replace(v, p_holm=float(h), p_bh=float(b)) if np.isfinite(h) else v
+        for v, h, b in zip(verdicts, by_holm, by_bh)
+    ]
 
 
 def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kinds: Sequence[str]) -> Verdict:
     if agg is None:
         if not metric_applies(gate.metric, kinds):
             reason = f"{gate.metric} does not apply to the items of this suite"
-        elif gate.metric not in COMPUTED:
-            reason = f"{gate.metric} is not computed by this version of pytest-optbench"
+        elif gate.metric in ("condition_effect", "skew_effect") and condition == "base":
+            reason = "condition effects are measured against base, not on it"
         else:
             reason = "no usable answers"
         return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason)
@@ -227,4 +243,6 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
                        reason="too few items for a confidence interval")
     failure = gate.check(value, low, high)
     ci = (low if math.isfinite(low) else None, high if math.isfinite(high) else None)
-    return Verdict(gate, suite, condition, FAIL if failure else PASS, value, *ci, n=agg.n, reason=failure or "")
+    p = agg.p_value if agg.p_value is not None and math.isfinite(agg.p_value) else None
+    return Verdict(gate, suite, condition, FAIL if failure else PASS, value, *ci, n=agg.n,
+                   reason=failure or "", p_value=p)

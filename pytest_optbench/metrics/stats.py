@@ -85,3 +85,73 @@ def proportion_ci(successes: int, trials: int, confidence: float = CONFIDENCE) -
         return NO_INTERVAL
     ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
     return Interval(float(ci.low), float(ci.high), "clopper-pearson")
+
+
+def paired_permutation_p(differences: np.ndarray, rng: np.random.Generator, n_resamples: int = DEFAULT_RESAMPLES) -> float:
+    """Two-sided sign-flip permutation test that paired differences are centred on 0.
+
+    Exchanging the two conditions within an item flips the sign of its difference; SciPy
+    enumerates all 2^n flips exactly when that is fewer than ``n_resamples``.
+    """
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size == 0:
+        return float("nan")
+    if np.all(d == 0) or d.size == 1:
+        return 1.0  # one item: both sign flips give the same |mean|
+    result = stats.permutation_test(
+        (d,), np.mean, permutation_type="samples", n_resamples=n_resamples,
+        alternative="two-sided", rng=rng, vectorized=True, axis=-1,
+    )
+    return float(result.pvalue)
+
+
+def sign_test_p(differences: np.ndarray) -> float:
+    """Two-sided exact sign test; zero differences are dropped."""
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d) & (d != 0)]
+    if d.size == 0:
+        return 1.0
+    return float(stats.binomtest(int((d > 0).sum()), int(d.size), 0.5).pvalue)
+
+
+def tost_p(differences: np.ndarray, margin: float) -> float:
+    """Equivalence (TOST): p that the mean paired difference lies within (-margin, +margin).
+
+    The larger of the two one-sided t-test p values; small p supports equivalence.
+    """
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size < 2 or margin <= 0:
+        return float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lower = stats.ttest_1samp(d, -margin, alternative="greater").pvalue
+        upper = stats.ttest_1samp(d, margin, alternative="less").pvalue
+    if not (np.isfinite(lower) and np.isfinite(upper)):  # zero variance
+        return 0.0 if abs(float(d.mean())) < margin else 1.0
+    return float(max(lower, upper))
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm step-down adjusted p values (family-wise error); NaN entries stay NaN."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    if finite.size == 0:
+        return out
+    order = finite[np.argsort(p[finite], kind="stable")]
+    m = order.size
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p values (false discovery rate); NaN entries stay NaN."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    finite = np.isfinite(p)
+    if finite.any():
+        out[finite] = stats.false_discovery_control(p[finite], method="bh")
+    return out

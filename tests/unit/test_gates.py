@@ -267,15 +267,15 @@ def test_metric_that_does_not_apply_with_explicit_suites_is_not_evaluated_with_a
     assert "does not apply" in v.reason
 
 
-def test_metric_not_computed_by_this_version_is_not_evaluated() -> None:
+def test_binary_metric_without_usable_answers_is_not_evaluated() -> None:
     kinds = {"trivia": ["binary"]}
     (v,) = evaluate([Gate("overconfidence", "max", 0.05)], [_agg("parse_rate", 1.0, suite="trivia")], kinds)
-    assert v.verdict == NOT_EVALUATED and "not computed" in v.reason
+    assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers"
 
 
 def test_applicable_metric_without_an_aggregate_is_not_evaluated() -> None:
     # e.g. calibration_error on a Track B suite (no item has `expected`)
-    (v,) = evaluate([Gate("calibration_error", "max", 5)], [_agg("skew", 1.0)], PAIRS)
+    (v,) = evaluate([Gate("calibration_error", "max", 5)], [_agg("skew", 1.0), _agg("parse_rate", 1.0)], PAIRS)
     assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers"
 
 

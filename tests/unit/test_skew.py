@@ -320,7 +320,8 @@ def test_calibration_uses_every_parsed_answer_including_fifty() -> None:
 def test_suite_without_pairs_has_no_skew_family() -> None:
     data = {"z": HAND["z"]}
     metrics = {a.metric for a in aggregate(_records(data), AggregateOptions(**FAST))}
-    assert metrics == {"error_rate", "parse_rate", "refusal_rate", "item_sd"}
+    assert not metrics & {"skew", "delta_plus", "delta_minus", "complement_violation", "calibration_error"}
+    assert {"error_rate", "parse_rate", "refusal_rate", "item_sd", "brier", "auc"} <= metrics
 
 
 def test_groups_are_per_suite_and_condition() -> None:

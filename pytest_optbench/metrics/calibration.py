@@ -1,0 +1,160 @@
+"""Scores for probabilities of known outcomes (calibration paper, sections 3.4 and 4).
+
+p in [0, 1] is the stated probability of "yes", y in {0, 1} the outcome. Every function takes
+optional item weights ``w``: None (each item once), shape (n,), or (b, n) for b bootstrap
+resamples at once (see ``resample``); it then returns one value per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+N_BINS = 10
+LOG_LOSS_CLIP = (0.001, 0.999)
+
+
+def _weights(w: np.ndarray | None, n: int) -> tuple[np.ndarray, bool]:
+    if w is None:
+        return np.ones((1, n)), True
+    w = np.asarray(w, dtype=float)
+    return (w[None, :], True) if w.ndim == 1 else (w, False)
+
+
+def _out(values: np.ndarray, single: bool) -> np.ndarray | float:
+    # np.float64, not float: 0/0 must give NaN (with numpy's errstate), not raise.
+    return values[0] if single else values
+
+
+def _wmean(x: np.ndarray, w: np.ndarray | None) -> np.ndarray | float:
+    weights, single = _weights(w, x.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _out(weights @ x / weights.sum(axis=1), single)
+
+
+def bin_index(p: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """Equal-width bins [0, 0.1), ..., [0.9, 1.0]; the tiny epsilon keeps 0.7 out of bin 6."""
+    return np.minimum((np.asarray(p) * n_bins + 1e-9).astype(int), n_bins - 1)
+
+
+def brier(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
+    return _wmean((p - y) ** 2, w)
+
+
+def log_loss(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
+    q = np.clip(p, *LOG_LOSS_CLIP)
+    return _wmean(-(y * np.log(q) + (1 - y) * np.log(1 - q)), w)
+
+
+def accuracy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
+    """Share right when every p >= 0.5 is read as "yes"."""
+    return _wmean(((p >= 0.5) == (y == 1)).astype(float), w)
+
+
+def overconfidence(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
+    """Mean confidence in the predicted side minus accuracy (0 for a calibrated forecaster)."""
+    confidence = np.where(p >= 0.5, p, 1 - p)
+    return _wmean(confidence, w) - accuracy(p, y, w)
+
+
+def _bin_sums(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_bins: int) -> tuple[np.ndarray, ...]:
+    """Per-bin weighted sums: count, sum p, sum y, sum p^2, sum p*y; each (b, n_bins)."""
+    weights, _ = _weights(w, p.size)
+    onehot = np.zeros((p.size, n_bins))
+    onehot[np.arange(p.size), bin_index(p, n_bins)] = 1.0
+    columns = np.stack([onehot, onehot * p[:, None], onehot * y[:, None],
+                        onehot * (p ** 2)[:, None], onehot * (p * y)[:, None]])
+    return tuple(weights @ column for column in columns)
+
+
+def ece(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: int = N_BINS) -> np.ndarray | float:
+    """Sum over bins of n_k / N * |mean p - event rate| = sum |sum p - sum y| / N."""
+    count, sum_p, sum_y, _, _ = _bin_sums(p, y, w, n_bins)
+    values = np.abs(sum_p - sum_y).sum(axis=1) / count.sum(axis=1)
+    return _out(values, w is None or np.ndim(w) == 1)
+
+
+def murphy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: int = N_BINS) -> dict[str, np.ndarray | float]:
+    """Brier = REL - RES + UNC + WBV - WBC exactly (Stephenson, Coelho & Jolliffe 2008).
+
+    REL reliability, RES resolution, UNC uncertainty, WBV within-bin variance of the
+    forecasts, WBC within-bin covariance of forecasts and outcomes (twice it, as in the paper).
+    """
+    count, sum_p, sum_y, sum_pp, sum_py = _bin_sums(p, y, w, n_bins)
+    total = count.sum(axis=1)
+    base = sum_y.sum(axis=1) / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        filled = count > 0
+        mean_p = np.where(filled, sum_p / np.where(filled, count, 1), 0.0)
+        rate = np.where(filled, sum_y / np.where(filled, count, 1), 0.0)
+    rel = (count * (mean_p - rate) ** 2).sum(axis=1) / total
+    res = (count * (rate - base[:, None]) ** 2).sum(axis=1) / total
+    unc = base * (1 - base)
+    wbv = (sum_pp - count * mean_p ** 2).sum(axis=1) / total
+    wbc = 2 * (sum_py - count * mean_p * rate).sum(axis=1) / total
+    single = w is None or np.ndim(w) == 1
+    return {"reliability": _out(rel, single), "resolution": _out(res, single), "uncertainty": _out(unc, single),
+            "within_bin_variance": _out(wbv, single), "within_bin_covariance": _out(wbc, single)}
+
+
+def auc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
+    """P(p of a yes-item > p of a no-item), ties counted half: Mann-Whitney U / (n1 * n0)."""
+    weights, single = _weights(w, p.size)
+    order = np.argsort(p, kind="stable")
+    sorted_p = p[order]
+    starts = np.flatnonzero(np.r_[True, sorted_p[1:] != sorted_p[:-1]])
+    yes = (y[order] == 1).astype(float)
+    w_sorted = weights[:, order]
+    pos = np.add.reduceat(w_sorted * yes, starts, axis=1)
+    neg = np.add.reduceat(w_sorted * (1 - yes), starts, axis=1)
+    below = np.cumsum(neg, axis=1) - neg  # no-items strictly below each value
+    u = (pos * (below + 0.5 * neg)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = u / (pos.sum(axis=1) * neg.sum(axis=1))
+    return _out(values, single)
+
+
+def _moments(p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    weights, _ = _weights(w, p.size)
+    return tuple(weights @ v for v in (np.ones_like(p), p, y, p * p, p * y))
+
+
+def _shrinkage_from_moments(s, sp, sy, spp, spy):  # type: ignore[no-untyped-def]
+    b = sy / s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = (spy - b * sp - b * sy + b * b * s) / (spp - 2 * b * sp + b * b * s)
+    return a, b
+
+
+def shrinkage_fit(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> tuple[np.ndarray | float, np.ndarray | float]:
+    """Least-squares (a, b) of p' = b + a (p - b), with b the base rate of the fitted items."""
+    a, b = _shrinkage_from_moments(*_moments(p, y, w))
+    single = w is None or np.ndim(w) == 1
+    return _out(a, single), _out(b, single)
+
+
+def shrink(p: np.ndarray, a: float, b: float) -> np.ndarray:
+    return np.clip(b + a * (p - b), 0.0, 1.0)
+
+
+def loo_recalibrated(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each item's probability after a shrinkage fitted on all the *other* items."""
+    n = p.size
+    if n < 3:
+        return np.full(n, np.nan)
+    s, sp, sy, spp, spy = (float(v[0]) for v in _moments(p, y, None))
+    a, b = _shrinkage_from_moments(n - 1.0, sp - p, sy - y, spp - p * p, spy - p * y)
+    return np.clip(b + a * (p - b), 0.0, 1.0)
+
+
+def climatology_brier(y: np.ndarray, base_rate: float | None = None, w: np.ndarray | None = None) -> np.ndarray | float:
+    """Brier of always stating the base rate: in-sample (= y's variance) or a given one."""
+    if base_rate is None:
+        rate = _wmean(y.astype(float), w)
+        return rate * (1 - rate)
+    return _wmean((base_rate - y) ** 2, w)
+
+
+def brier_skill(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, base_rate: float | None = None) -> np.ndarray | float:
+    """1 - Brier / Brier of climatology: > 0 beats stating the base rate."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1 - brier(p, y, w) / climatology_brier(y, base_rate, w)
