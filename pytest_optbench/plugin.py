@@ -45,6 +45,16 @@ def _temperature(text: str) -> float:
     return value
 
 
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {value:g}")
+    return value
+
+
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -72,6 +82,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write a JSON report of every answer, aggregate and gate")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
+    group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
+                    help="out-of-sample base rate (0-1) of yes answers, for the climatology baseline "
+                         "of known-answer items (measure it on questions disjoint from the scored ones)")
     group.addoption("--optbench-bootstrap", dest="optbench_bootstrap", type=_positive_int,
                     default=10_000, metavar="N", help="bootstrap resamples per CI (default 10000)")
 
@@ -97,6 +110,7 @@ def _read_options(config: pytest.Config) -> RunOptions:
         seed=config.getoption("optbench_seed"),
         keep_fifty=config.getoption("optbench_keep_fifty"),
         n_resamples=config.getoption("optbench_bootstrap"),
+        base_rate=config.getoption("optbench_base_rate"),
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
                           system_prompt),
         thresholds_path=Path(thresholds) if thresholds else None,
@@ -202,6 +216,7 @@ def run_metadata(run: OptbenchRun) -> dict[str, Any]:
         "seed": run.options.seed,
         "keep_fifty": run.options.keep_fifty,
         "bootstrap_resamples": run.options.n_resamples,
+        "base_rate_oos": run.options.base_rate,
         "samples_override": settings.samples,
         "temperature_override": settings.temperature,
         "system_prompt_override": settings.system_prompt is not None,

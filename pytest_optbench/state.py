@@ -34,6 +34,7 @@ class RunOptions:
     seed: int = 0
     keep_fifty: bool = False
     n_resamples: int = 10_000
+    base_rate: float | None = None
     settings: Settings = Settings()
     thresholds_path: Path | None = None
     report_path: Path | None = None
@@ -75,7 +76,12 @@ class OptbenchRun:
 
     def finish(self) -> Outcome:
         records = [self.records[k] for k in sorted(self.records)]
-        options = AggregateOptions(self.options.keep_fifty, self.options.seed, self.options.n_resamples)
+        tolerances: dict[str, tuple[float, ...]] = {}
+        for gate in self.gates:
+            if gate.tolerance is not None:
+                tolerances[gate.metric] = (*tolerances.get(gate.metric, ()), gate.tolerance)
+        options = AggregateOptions(self.options.keep_fifty, self.options.seed, self.options.n_resamples,
+                                   self.options.base_rate, tolerances)
         aggregates = aggregate(records, options)
         suite_kinds: dict[str, set[str]] = {}
         for record in records:
