@@ -19,7 +19,10 @@ from .gates import ThresholdsError, load_thresholds
 from .prompts import Settings
 from .providers import ProviderError, build_model
 from .report.json_report import build_report, write_report
-from .report.terminal import failure_sentences, gate_table, not_evaluated_sentences, skew_table
+from .report.terminal import (
+    binary_table, coherence_table, effects_table, failure_sentences, gate_table, not_evaluated_sentences,
+    skew_table,
+)
 from .state import NO_MODEL_REASON, RUN_KEY, OptbenchRun, RunOptions, get_run, is_controller
 
 THRESHOLDS_FILE = "thresholds.yaml"
@@ -233,8 +236,19 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
     models = sorted({r.model for r in outcome.records})
     tr.write_line(f"model {', '.join(models) or '?'} | seed {run.options.seed} | prompt {run.prompt_hash()} | "
                   f"{len(outcome.records)} item x condition results")
-    for line in skew_table(outcome.aggregates, with_domains=tr.config.getoption("verbose") > 0):
-        tr.write_line(line)
+    verbose = tr.config.getoption("verbose") > 0
+    sections = [
+        ("Skew of inverted pairs (pp)", skew_table(outcome.aggregates, with_domains=verbose)),
+        ("known-answer items", binary_table(outcome.aggregates)),
+        ("coherence", coherence_table(outcome.aggregates)),
+        ("condition effects against base (pp)", effects_table(outcome.aggregates)),
+    ]
+    for title, lines in sections:
+        if lines:
+            tr.write_line("")
+            tr.write_line(f"{title}:", bold=True)
+            for line in lines:
+                tr.write_line(line)
     if outcome.missing:
         tr.write_line(f"{len(outcome.missing)} item(s) failed without sending answers (crashed worker or "
                       f"fixture error); aggregates cover only the items that reported:", red=True)

@@ -50,14 +50,43 @@ def _index(aggregates: Sequence[Aggregate]) -> dict[tuple[str, str, str, str | N
     return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates}
 
 
+# Signed percentage points; unsigned pp; everything else is a rate or score in [0, 1]-ish.
+SIGNED_PP = {"skew", "delta_plus", "delta_minus", "condition_effect", "skew_effect", "narrative_susceptibility"}
+UNSIGNED_PP = {"calibration_error", "complement_violation", "item_sd"}
+
+
+def formatter(metric: str):  # type: ignore[no-untyped-def]
+    if metric in SIGNED_PP:
+        return signed
+    if metric in UNSIGNED_PP:
+        return lambda v: plain(v, 1)
+    return lambda v: plain(v, 3)
+
+
 def metric_value_text(metric: str, value: float | None, low: float | None = None, high: float | None = None) -> str:
-    """Skew-like metrics are signed percentage points; rates and the rest are plain."""
-    pp = metric in ("skew", "delta_plus", "delta_minus", "condition_effect")
-    fmt = signed if pp else (lambda v: plain(v, 2 if metric in ("calibration_error", "item_sd") else 3))
+    fmt = formatter(metric)
     text = fmt(value)
     if low is not None or high is not None:
         text += " " + interval(low, high, fmt)
     return text
+
+
+def _metric_table(aggregates: Sequence[Aggregate], key_metric: str, columns: Sequence[tuple[str, str, bool]],
+                  with_n: bool = True) -> list[str]:
+    """One row per (suite, condition) that has ``key_metric``; columns are
+    (header, metric, with CI). Missing metrics show as blank."""
+    index = _index(aggregates)
+    rows = []
+    for suite, condition in sorted({(a.suite, a.condition) for a in aggregates if a.metric == key_metric and a.domain is None}):
+        key = index[(suite, condition, key_metric, None)]
+        row = [suite, condition] + ([str(key.n)] if with_n else [])
+        for _header, metric, with_ci in columns:
+            agg = index.get((suite, condition, metric, None))
+            row.append("" if agg is None else metric_value_text(metric, agg.value, *((agg.ci_low, agg.ci_high) if with_ci else ())))
+        rows.append(row)
+    if not rows:
+        return []
+    return table(["suite", "condition"] + (["n"] if with_n else []) + [c[0] for c in columns], rows)
 
 
 def skew_table(aggregates: Sequence[Aggregate], with_domains: bool = False) -> list[str]:
@@ -86,13 +115,45 @@ def skew_table(aggregates: Sequence[Aggregate], with_domains: bool = False) -> l
     return table(header, rows)
 
 
+def binary_table(aggregates: Sequence[Aggregate]) -> list[str]:
+    """Known-answer items: the calibration paper's headline numbers."""
+    return _metric_table(aggregates, "brier", [
+        ("brier [95% CI]", "brier", True), ("climatology", "climatology_brier", False),
+        ("skill", "brier_skill", False), ("overconf. [95% CI]", "overconfidence", True),
+        ("ece", "ece", False), ("auc [95% CI]", "auc", True), ("shrink a", "shrinkage_a", False),
+        ("recal. brier", "brier_recalibrated", False),
+    ])
+
+
+def coherence_table(aggregates: Sequence[Aggregate]) -> list[str]:
+    """Axiom violation rates (tolerance 0) and the pair-level coherence numbers."""
+    rows = []
+    for a in sorted(aggregates, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0)):
+        if a.domain is None and (a.metric.endswith("_violation_rate")
+                                 or a.metric in ("complement_violation", "calibration_error")):
+            tolerance = "" if a.tolerance is None else f"{a.tolerance:g}"
+            rows.append([a.suite, a.condition, a.metric, tolerance, str(a.n),
+                         metric_value_text(a.metric, a.value, a.ci_low, a.ci_high)])
+    return table(["suite", "condition", "metric", "tol. pp", "n", "estimate [95% CI]"], rows) if rows else []
+
+
+def effects_table(aggregates: Sequence[Aggregate]) -> list[str]:
+    """Paired effects of each arm against base (pp), with permutation p."""
+    rows = []
+    for a in sorted(aggregates, key=lambda a: (a.suite, a.condition, a.metric)):
+        if a.metric in ("condition_effect", "skew_effect", "narrative_susceptibility"):
+            rows.append([a.suite, a.condition, a.metric, str(a.n),
+                         metric_value_text(a.metric, a.value, a.ci_low, a.ci_high), p_text(a.p_value)])
+    return table(["suite", "arm", "metric", "n", "effect [95% CI]", "p"], rows) if rows else []
+
+
 def gate_table(verdicts: Sequence[Verdict]) -> list[Line]:
     rows, styles = [], []
     for v in verdicts:
         rows.append([
             v.suite or "-", v.condition or "-", v.gate.metric,
             metric_value_text(v.gate.metric, v.value),
-            interval(v.ci_low, v.ci_high, signed if v.gate.metric in ("skew", "delta_plus", "delta_minus") else plain),
+            interval(v.ci_low, v.ci_high, formatter(v.gate.metric)),
             v.gate.bound_text, v.gate.evidence, v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict,
         ])
         styles.append(VERDICT_STYLE[v.verdict])
@@ -106,7 +167,7 @@ def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
     for v in verdicts:
         if v.verdict != FAIL:
             continue
-        ci = interval(v.ci_low, v.ci_high, signed if v.gate.metric in ("skew", "delta_plus", "delta_minus") else plain)
+        ci = interval(v.ci_low, v.ci_high, formatter(v.gate.metric))
         out.append(
             f"gate {v.gate.metric} {v.gate.bound_text} ({v.gate.evidence}) failed on {v.suite}/{v.condition}: "
             f"estimate {metric_value_text(v.gate.metric, v.value)}, 95% CI {ci} ({v.reason})"
