@@ -16,6 +16,7 @@ import pytest
 from . import __version__
 from .collect import SuiteFile, looks_like_suite
 from .gates import ThresholdsError, load_thresholds
+from .lint import ERROR, lint_paths, summary_line
 from .prompts import Settings
 from .providers import ProviderError, build_model
 from .report.json_report import build_report, write_report
@@ -83,6 +84,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present)")
     group.addoption("--optbench-report", dest="optbench_report", metavar="PATH",
                     help="write a JSON report of every answer, aggregate and gate")
+    group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
+                    help="check the suite files under the given paths against the construction rules, "
+                         "without calling a model, and exit (non-zero on errors)")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
@@ -119,6 +123,17 @@ def _read_options(config: pytest.Config) -> RunOptions:
         thresholds_path=Path(thresholds) if thresholds else None,
         report_path=Path(report) if report else None,
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    if config.getoption("optbench_lint"):
+        findings = lint_paths([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
+        for finding in findings:
+            print(finding.line())
+        print(summary_line(findings))
+        return 1 if any(f.severity == ERROR for f in findings) else 0
+    return None
 
 
 def _display(config: pytest.Config, path: Path) -> str:

@@ -224,8 +224,9 @@ class SimulatedModel:
 
     def complete(self, prompt: Prompt) -> str:
         meta = prompt.meta
-        rng = _rng(self.seed, "sample", meta.get("suite"), meta.get("item"), meta.get("condition"),
-                   meta.get("role"), prompt.sample)
+        # The profile is part of the key: two simulated models answer with independent noise.
+        rng = _rng(self.seed, "sample", self.name, meta.get("suite"), meta.get("item"),
+                   meta.get("condition"), meta.get("role"), prompt.sample)
         draw = rng.random()
         if draw < self.profile.refusal_rate:
             return "50"

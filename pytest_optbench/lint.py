@@ -1,0 +1,166 @@
+"""Suite linter: checks the construction rules of the item banks without calling a model.
+
+Pure. Errors are problems that make a metric wrong or misleading (a duplicated item counts
+twice; a pair whose questions differ by more than a small edit measures wording, not
+valence; a Track A item whose stated rate is not in its scenario is not a control).
+Warnings are problems of coverage and style.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .suites import Item, Suite, SuiteError, load_suite
+
+ERROR, WARNING = "error", "warning"
+# A pair's two questions may differ in at most this many words ("passes" / "does not pass"
+# is 2; "opportunities" / "risks" is 1).
+MAX_PAIR_EDIT_WORDS = 4
+# Share of the minority outcome in a known-answer set below which accuracy and overconfidence
+# mostly measure the base rate.
+BALANCE_WARNING, BALANCE_ERROR = 0.45, 0.30
+_WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    path: str
+    item: str | None
+    severity: str
+    message: str
+
+    def line(self) -> str:
+        where = f"{self.path}::{self.item}" if self.item else self.path
+        return f"{where}: {self.severity}: {self.message}"
+
+
+def suite_files(paths: Iterable[Path]) -> list[Path]:
+    """Every .yaml/.yml file under the paths, sorted (directories are searched recursively)."""
+    files: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            files.update(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        elif path.is_file():
+            files.add(path)
+    return sorted(files)
+
+
+def load_suites(files: Sequence[Path], display: dict[Path, str]) -> tuple[list[Suite], list[Finding]]:
+    suites, findings = [], []
+    for path in files:
+        try:
+            suite = load_suite(path, display[path])
+        except SuiteError as exc:
+            findings.append(Finding(display[path], None, ERROR, str(exc)))
+            continue
+        if suite is not None:
+            suites.append(suite)
+    return suites, findings
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def edit_words(a: str, b: str) -> int:
+    """How many words differ between two questions (the larger side of every change)."""
+    matcher = difflib.SequenceMatcher(a=words(a), b=words(b), autojunk=False)
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal")
+
+
+def _texts(item: Item) -> list[tuple[str, str]]:
+    """(field, text) of the question texts that identify an item."""
+    keys = {"inverted_pair": ("positive", "negative"), "binary": ("question",),
+            "conjunction": ("both",), "disjunction": ("either",), "conditional": ("both",),
+            "dose_response": ("question",)}[item.kind]
+    scenario = str(item.fields.get("scenario", item.fields.get("context", "")))
+    return [(k, f"{scenario}\n{item.fields[k]}".strip()) for k in keys]
+
+
+def lint_suites(suites: Sequence[Suite]) -> list[Finding]:
+    findings: list[Finding] = []
+    ids_by_language: dict[tuple[str, str], list[str]] = defaultdict(list)
+    texts: dict[str, tuple[str, str]] = {}
+    for suite in suites:
+        findings.extend(_lint_suite(suite))
+        for item in suite.items:
+            ids_by_language[(suite.language, item.id)].append(suite.path)
+            for key, text in _texts(item):
+                normalised = " ".join(words(text))
+                if normalised in texts:
+                    first_path, first_item = texts[normalised]
+                    findings.append(Finding(suite.path, item.id, ERROR,
+                                            f"'{key}' with its scenario repeats {first_path}::{first_item}"))
+                else:
+                    texts[normalised] = (suite.path, item.id)
+    for (language, item_id), paths in sorted(ids_by_language.items()):
+        if len(paths) > 1:
+            findings.append(Finding(paths[1], item_id, WARNING,
+                                    f"id '{item_id}' is also used in {paths[0]} ({language}); reports name items by suite and id, so keep ids distinct within a language"))
+    return sorted(set(findings))
+
+
+def _lint_suite(suite: Suite) -> list[Finding]:
+    out = []
+    outcomes: Counter[bool] = Counter()
+    for item in suite.items:
+        if item.domain is None:
+            out.append(Finding(suite.path, item.id, WARNING, "no 'domain' label: it is left out of per-domain breakdowns"))
+        if item.kind == "inverted_pair":
+            changed = edit_words(item.fields["positive"], item.fields["negative"])
+            if changed > MAX_PAIR_EDIT_WORDS:
+                out.append(Finding(suite.path, item.id, ERROR,
+                                   f"the positive and negative questions differ by {changed} words; an inverted pair "
+                                   f"must differ by a small edit (at most {MAX_PAIR_EDIT_WORDS} words)"))
+            elif changed == 0:
+                out.append(Finding(suite.path, item.id, ERROR, "the positive and negative questions are the same"))
+            numbers = {float(n) for n in _NUMBER.findall(item.fields["scenario"])}
+            if "expected" in item.fields:
+                if float(item.fields["expected"]) not in numbers:
+                    out.append(Finding(suite.path, item.id, ERROR,
+                                       f"expected {item.fields['expected']:g} does not appear in the scenario; a Track A "
+                                       "item must state its base rate"))
+            elif suite.track == "B" and any(
+                    m for m in re.findall(r"\d+(?:\.\d+)?\s*(?:%|percent)", item.fields["scenario"])):
+                out.append(Finding(suite.path, item.id, WARNING,
+                                   "the scenario states a percentage: outside Track A the answer must not be computable"))
+        if item.kind == "binary":
+            outcomes[bool(item.fields["outcome"])] += 1
+        if item.kind == "dose_response" and len(set(item.fields["ladder"])) < len(item.fields["ladder"]):
+            out.append(Finding(suite.path, item.id, ERROR, "the ladder repeats a rung"))
+    total = sum(outcomes.values())
+    if total:
+        minority = min(outcomes[True], outcomes[False]) / total
+        if minority < BALANCE_WARNING:
+            severity = ERROR if minority < BALANCE_ERROR else WARNING
+            out.append(Finding(suite.path, None, severity,
+                               f"known-answer set is unbalanced: {outcomes[True]} yes, {outcomes[False]} no "
+                               f"(minority share {minority:.0%}; keep it near 50%)"))
+    return out
+
+
+def lint_paths(paths: Sequence[Path], root: Path | None = None) -> list[Finding]:
+    """Load every suite under the paths and lint them together."""
+    files = suite_files(paths)
+    display = {f: _relative(f, root) for f in files}
+    suites, findings = load_suites(files, display)
+    return sorted(findings + lint_suites(suites))
+
+
+def _relative(path: Path, root: Path | None) -> str:
+    try:
+        return str(path.resolve().relative_to((root or Path.cwd()).resolve()))
+    except ValueError:
+        return str(path)
+
+
+def summary_line(findings: Sequence[Finding], n_files: int | None = None) -> str:
+    errors = sum(f.severity == ERROR for f in findings)
+    warnings = sum(f.severity == WARNING for f in findings)
+    return f"optbench lint: {errors} error(s), {warnings} warning(s)"
