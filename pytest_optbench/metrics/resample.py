@@ -12,10 +12,8 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from .stats import CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Interval
+from .stats import BATCH_CELLS, CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Interval
 
-# Keep one batch of weights near 32 MB whatever N is.
-BATCH_CELLS = 4_000_000
 
 
 def weight_batches(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:

@@ -248,17 +248,23 @@ def test_refusal_and_parse_rates_match_the_profile(spec: str) -> None:
     answers = [a for r in records for a in r.answers()]
     total = len(answers)
     assert total == N_ITEMS * 2 * SAMPLES
-    # Share of all answers that are planted 50s / prose, with exact binomial CIs.
+    # Share of all answers that are planted 50s / prose, with exact binomial CIs. Sixteen such
+    # checks run here, so each uses a 99.9% interval: a miss means a wrong rate, not bad luck.
     fifties = sum(a.value == 50 for a in answers)
     prose = sum(a.value is None for a in answers)
-    ci = proportion_ci(fifties, total)
+    ci = proportion_ci(fifties, total, confidence=0.999)
     assert ci.low <= profile.refusal_rate <= ci.high
-    ci = proportion_ci(prose, total)
+    ci = proportion_ci(prose, total, confidence=0.999)
     assert ci.low <= profile.prose_refusal_rate <= ci.high
     # The aggregate's rates are over parsed answers (refusal) and received answers (parse).
-    refusal, parsed = metrics["refusal_rate"], metrics["parse_rate"]
-    assert refusal.ci_low <= profile.refusal_rate / (1 - profile.prose_refusal_rate) <= refusal.ci_high
-    assert parsed.ci_low <= 1 - profile.prose_refusal_rate <= parsed.ci_high
+    received = [a for a in answers if a.error is None]
+    parsed = [a for a in received if a.value is not None]
+    assert metrics["refusal_rate"].value == fifties / len(parsed)
+    assert metrics["parse_rate"].value == len(parsed) / len(received)
+    ci = proportion_ci(fifties, len(parsed), confidence=0.999)
+    assert ci.low <= profile.refusal_rate / (1 - profile.prose_refusal_rate) <= ci.high
+    ci = proportion_ci(len(parsed), len(received), confidence=0.999)
+    assert ci.low <= 1 - profile.prose_refusal_rate <= ci.high
     assert metrics["error_rate"].value == 0.0
 
 
