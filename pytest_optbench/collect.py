@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from .engine import elicit
 from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
 from .providers.base import ModelError, as_model
 from .records import ItemRecord
@@ -91,19 +90,22 @@ class OptbenchItem(pytest.Function):
         self.suite, self.case, self.condition, self.specs = suite, case, condition, specs
 
     def runtest(self) -> None:
+        target = self.funcargs["optbench_model"]
         try:
-            model = as_model(self.funcargs["optbench_model"])
+            prompts = get_run(self.config).elicit(target, self.specs)
+            name = as_model(target).name
         except TypeError as exc:
             raise ItemFailed(str(exc)) from None
         record = ItemRecord(
             suite=self.suite.id, item=self.case.id, condition=self.condition.name,
-            kind=self.case.kind, file=self.suite.path, model=model.name,
-            prompts=elicit(model, self.specs),
+            kind=self.case.kind, file=self.suite.path, model=name,
+            prompts=prompts,
             track=self.suite.track if self.case.kind == "inverted_pair" else None,
             domain=self.case.domain, language=self.suite.language,
             expected=self.case.fields.get("expected"), outcome=self.case.fields.get("outcome"),
             direction=self.case.fields.get("direction"),
             prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
+            notes=list(getattr(target, "notes", []) or []),
         )
         self.optbench_record = record
         errors = record.errors

@@ -19,3 +19,20 @@ class Outcome:
     @property
     def failed_gates(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == FAIL]
+
+    def usage(self) -> dict[str, int]:
+        """Answers and tokens: how many were paid for in this run, how many read back."""
+        answers = [a for r in self.records for a in r.answers()]
+        fresh = [a for a in answers if a.cached is False]
+        return {
+            "answers": len(answers),
+            "failed_calls": sum(1 for a in answers if a.error),
+            "unparsed": sum(1 for a in answers if a.error is None and a.value is None),
+            "from_store": sum(1 for a in answers if a.cached),
+            "paid_this_run": len(fresh),
+            "input_tokens": sum(a.input_tokens for a in fresh),
+            "output_tokens": sum(a.output_tokens for a in fresh),
+        }
+
+    def notes(self) -> list[str]:
+        return sorted({note for r in self.records for note in r.notes})

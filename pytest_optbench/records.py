@@ -22,6 +22,9 @@ class Answer:
     value: float | None = None
     reason: str | None = None  # why parsing failed
     error: str | None = None  # why the call failed (no text at all)
+    cached: bool | None = None  # API answers: read from the store, not paid for in this run
+    input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
+    output_tokens: int = 0
 
 
 @dataclass
@@ -61,6 +64,7 @@ class ItemRecord:
     outcome: bool | None = None
     direction: str | None = None
     prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
+    notes: list[str] = field(default_factory=list)  # parameter changes the provider made
 
     @property
     def key(self) -> tuple[str, str, str]:

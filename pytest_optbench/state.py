@@ -7,7 +7,8 @@ aggregates, verdicts and the exit status.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,13 @@ import pytest
 from .aggregate import AggregateOptions, aggregate
 from .gates import Gate, evaluate
 from .outcome import Outcome
-from .prompts import Settings, prompt_fingerprint
-from .providers.base import Model
-from .records import ItemRecord
+from .engine import ApiElicitor, EngineSettings, EngineStats, elicit
+from .prompts import PromptSpec, Settings, prompt_fingerprint
+from .providers import build_model
+from .providers.api import ApiProvider, ProviderOptions
+from .providers.base import as_model
+from .records import ItemRecord, PromptRecord
+from .store import ResponseStore
 from .suites import Suite, SuiteError
 
 NO_MODEL_REASON = (
@@ -38,18 +43,60 @@ class RunOptions:
     settings: Settings = Settings()
     thresholds_path: Path | None = None
     report_path: Path | None = None
+    engine: EngineSettings = EngineSettings()
+    timeout: float = 60.0
+    cache_dir: Path = Path(".optbench")
 
 
 class OptbenchRun:
-    def __init__(self, options: RunOptions, gates: list[Gate], thresholds_display: str | None) -> None:
+    def __init__(self, options: RunOptions, gates: list[Gate], thresholds_display: str | None,
+                 run_id: str = "", worker: tuple[int, int] = (0, 1)) -> None:
         self.options = options
         self.gates = gates
         self.thresholds_display = thresholds_display
+        self.run_id = run_id  # the same on the controller and every xdist worker
+        self.worker = worker  # (index, count): this process's shard of the prompts
         self.suite_paths: dict[str, str] = {}
+        self.items: list[Any] = []  # the collected OptbenchItems, for prefetching
         self.records: dict[tuple[str, str, str], ItemRecord] = {}
         self.missing: list[str] = []
         self.outcome: Outcome | None = None
-        self.model: Model | None = None  # built from --model; None means "skip items"
+        self.model: Any = None  # built from --model; None means "skip items"
+        self.elicitor: ApiElicitor | None = None
+        self.progress: Callable[[EngineStats], None] | None = None
+
+    def build_model(self) -> None:
+        """The --model, and for an API provider its response store (opened now, so a corrupt
+        store is a usage error before any call)."""
+        spec = self.options.model_spec
+        if not spec:
+            return
+        self.model = build_model(spec, ProviderOptions(self.options.base_url, self.options.timeout,
+                                                       self.options.seed))
+        if isinstance(self.model, ApiProvider):
+            store = ResponseStore(self.options.cache_dir / "responses.sqlite")
+            settings = replace(self.options.engine, run_id=self.run_id)
+            self.elicitor = ApiElicitor(self.model, store, settings, shard=self.worker,
+                                        on_progress=lambda stats: self.progress and self.progress(stats))
+
+    def elicit(self, model: Any, specs: list[PromptSpec]) -> list[PromptRecord]:
+        """Answers for one item: from the engine for the --model provider, directly otherwise."""
+        if self.elicitor is not None and model is self.model:
+            if not self._prefetched:
+                self._prefetched = True
+                self.elicitor.prefetch([s for item in self.items for s in item.specs])
+            return [self.elicitor.record(spec) for spec in specs]
+        return elicit(as_model(model), specs)
+
+    _prefetched = False
+
+    def provider_notes(self) -> list[str]:
+        return list(getattr(self.model, "notes", []))
+
+    def close(self) -> None:
+        if self.elicitor is not None:
+            self.elicitor.close()
+            self.elicitor.store.close()
 
     @property
     def settings(self) -> Settings:

@@ -1,8 +1,11 @@
 """Model providers, chosen by the ``--model provider:name`` spec.
 
-Built in: ``sim`` (simulated models with planted biases). A package adds a provider with an
-entry point in the group ``pytest_optbench.providers`` whose object is a factory
-``factory(name: str, *, seed: int, base_url: str | None) -> Model``.
+Built in: ``sim`` (simulated models with planted biases), ``openai`` and ``anthropic``
+(official SDKs, async). A package adds a provider with an entry point in the group
+``pytest_optbench.providers`` whose object is a factory
+``factory(name: str, options: ProviderOptions) -> model``; a model is anything the
+``optbench_model`` fixture may return, or an ``ApiProvider`` subclass to get concurrency,
+retries and the response store.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
+from .api import ApiProvider, ProviderOptions
 from .base import Model
 from .sim import SimSpecError, SimulatedModel
 
@@ -21,24 +25,35 @@ class ProviderError(ValueError):
     """The ``--model`` spec cannot be turned into a model; one readable sentence."""
 
 
-def _sim(name: str, *, seed: int, base_url: str | None) -> Model:
-    try:
-        return SimulatedModel(name, seed=seed)
-    except SimSpecError as exc:
-        raise ProviderError(str(exc)) from None
+def _sim(name: str, options: ProviderOptions) -> Model:
+    return SimulatedModel(name, seed=options.seed)
 
 
-BUILTIN: dict[str, Callable[..., Model]] = {"sim": _sim}
+def _openai(name: str, options: ProviderOptions) -> ApiProvider:
+    from .openai_provider import OpenAIProvider
+
+    return OpenAIProvider(name, base_url=options.base_url, env=options.env, timeout=options.timeout)
 
 
-def available_providers() -> dict[str, Callable[..., Any]]:
-    providers: dict[str, Callable[..., Any]] = dict(BUILTIN)
+def _anthropic(name: str, options: ProviderOptions) -> ApiProvider:
+    from .anthropic_provider import AnthropicProvider
+
+    return AnthropicProvider(name, base_url=options.base_url, env=options.env, timeout=options.timeout)
+
+
+BUILTIN: dict[str, Callable[[str, ProviderOptions], Any]] = {"sim": _sim, "openai": _openai, "anthropic": _anthropic}
+
+
+def available_providers() -> dict[str, Callable[[], Any]]:
+    """Provider name -> loader of its factory (entry points are imported only when chosen)."""
+    providers: dict[str, Callable[[], Any]] = {name: (lambda f=f: f) for name, f in BUILTIN.items()}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        providers.setdefault(ep.name, ep.load)  # loaded only when chosen
+        providers.setdefault(ep.name, ep.load)
     return providers
 
 
-def build_model(spec: str, *, seed: int = 0, base_url: str | None = None) -> Model:
+def build_model(spec: str, options: ProviderOptions | None = None) -> Any:
+    options = options or ProviderOptions()
     provider, sep, name = spec.partition(":")
     if not sep or not provider or not name:
         raise ProviderError(f"--model {spec!r} must look like provider:model, e.g. sim:optimist")
@@ -47,7 +62,9 @@ def build_model(spec: str, *, seed: int = 0, base_url: str | None = None) -> Mod
         raise ProviderError(
             f"--model {spec!r}: unknown provider {provider!r} (available: {', '.join(sorted(providers))})"
         )
-    factory = providers[provider]
-    if provider not in BUILTIN:
-        factory = factory()  # the entry point's load()
-    return factory(name, seed=seed, base_url=base_url)
+    try:
+        return providers[provider]()(name, options)
+    except (SimSpecError, ValueError) as exc:
+        raise ProviderError(str(exc)) from None
+    except ImportError as exc:
+        raise ProviderError(f"--model {spec!r}: the provider needs a package that is not installed ({exc}).") from None

@@ -150,6 +150,8 @@ def effects_table(aggregates: Sequence[Aggregate]) -> list[str]:
 def gate_table(verdicts: Sequence[Verdict]) -> list[Line]:
     rows, styles = [], []
     for v in verdicts:
+        if v.suite is None:
+            continue  # gates that matched nothing are listed in one line below the table
         rows.append([
             v.suite or "-", v.condition or "-", v.gate.metric,
             metric_value_text(v.gate.metric, v.value),
@@ -157,6 +159,8 @@ def gate_table(verdicts: Sequence[Verdict]) -> list[Line]:
             v.gate.bound_text, v.gate.evidence, v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict,
         ])
         styles.append(VERDICT_STYLE[v.verdict])
+    if not rows:
+        return []
     header = ["suite", "condition", "metric", "estimate", "95% CI", "bound", "evidence", "verdict"]
     lines = table(header, rows)
     return [(lines[0], "bold")] + list(zip(lines[1:], styles))
@@ -176,8 +180,10 @@ def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
 
 
 def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:
-    return [
-        f"gate {v.gate.metric} {v.gate.bound_text}"
-        + (f" on {v.suite}/{v.condition}" if v.suite else "") + f" not evaluated: {v.reason}"
-        for v in verdicts if v.verdict == NOT_EVALUATED
-    ]
+    unmatched = [f"{v.gate.metric} {v.gate.bound_text}" for v in verdicts
+                 if v.verdict == NOT_EVALUATED and v.suite is None]
+    out = [f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} not evaluated: {v.reason}"
+           for v in verdicts if v.verdict == NOT_EVALUATED and v.suite is not None]
+    if unmatched:
+        out.append(f"not evaluated, no suite that ran matches: {'; '.join(unmatched)}")
+    return out

@@ -1,0 +1,142 @@
+"""Command-line options: declared, parsed and checked into a ``RunOptions``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from .engine import EngineSettings
+from .prompts import Settings
+from .state import RunOptions
+
+THRESHOLDS_FILE = "thresholds.yaml"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 2, got {value:g}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {value:g}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {value:g}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("optbench", "LLM probability-bias audits (pytest-optbench)")
+    group.addoption("--model", dest="optbench_model", metavar="PROVIDER:NAME",
+                    help="model under test, e.g. sim:optimist, openai:gpt-4.1-mini, anthropic:claude-...")
+    group.addoption("--base-url", dest="optbench_base_url", metavar="URL",
+                    help="API base URL for OpenAI-compatible or Anthropic-compatible servers")
+    group.addoption("--samples", dest="optbench_samples", type=_positive_int, metavar="N",
+                    help="answers drawn per prompt (overrides suite and item settings)")
+    group.addoption("--temperature", dest="optbench_temperature", type=_temperature, metavar="T",
+                    help="sampling temperature (overrides suite and item settings)")
+    group.addoption("--system-prompt", dest="optbench_system_prompt", metavar="FILE",
+                    help="file whose text replaces the system prompt of every suite")
+    group.addoption("--keep-fifty", dest="optbench_keep_fifty", action="store_true",
+                    help="count answers of exactly 50 in Skew (by default they are refusals)")
+    group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH",
+                    help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present)")
+    group.addoption("--optbench-report", dest="optbench_report", metavar="PATH",
+                    help="write a JSON report of every answer, aggregate and gate")
+    group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
+                    help="check the suite files under the given paths against the construction rules, "
+                         "without calling a model, and exit (non-zero on errors)")
+    group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
+                    help="seed for bootstrap CIs and simulated models (default 0)")
+    group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
+                    help="out-of-sample base rate (0-1) of yes answers, for the climatology baseline "
+                         "of known-answer items (measure it on questions disjoint from the scored ones)")
+    group.addoption("--optbench-bootstrap", dest="optbench_bootstrap", type=_positive_int,
+                    default=10_000, metavar="N", help="bootstrap resamples per CI (default 10000)")
+    engine = parser.getgroup("optbench-engine", "pytest-optbench elicitation (API providers)")
+    engine.addoption("--concurrency", dest="optbench_concurrency", type=_positive_int, default=16, metavar="N",
+                     help="requests in flight at once, per process (default 16; halved on each 429)")
+    engine.addoption("--max-tokens", dest="optbench_max_tokens", type=_positive_int, metavar="N",
+                     help="token limit per answer (default: none for OpenAI, 64 for Anthropic)")
+    engine.addoption("--optbench-retries", dest="optbench_retries", type=_int, default=6, metavar="N",
+                     help="retries of a failed request that can succeed (429, 5xx, timeout; default 6)")
+    engine.addoption("--optbench-timeout", dest="optbench_timeout", type=_positive_float, default=60.0,
+                     metavar="S", help="seconds before a request times out (default 60)")
+    engine.addoption("--optbench-cache-dir", dest="optbench_cache_dir", metavar="DIR",
+                     help="response store directory (default: .optbench/ at the rootdir)")
+    engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
+                     help="answer from the response store only; name what is missing")
+
+
+def read_options(config: pytest.Config) -> RunOptions:
+    """The command line, checked; a bad value is a one-sentence usage error."""
+    system_prompt = None
+    if path := config.getoption("optbench_system_prompt"):
+        try:
+            system_prompt = Path(path).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise pytest.UsageError(f"--system-prompt {path}: cannot read the file ({exc.strerror}).") from None
+        if not system_prompt:
+            raise pytest.UsageError(f"--system-prompt {path}: the file is empty.")
+    thresholds = config.getoption("optbench_thresholds")
+    if thresholds is None and (config.rootpath / THRESHOLDS_FILE).is_file():
+        thresholds = config.rootpath / THRESHOLDS_FILE
+    elif thresholds is not None and not Path(thresholds).is_file():
+        raise pytest.UsageError(f"--thresholds {thresholds}: no such file.")
+    report = config.getoption("optbench_report")
+    return RunOptions(
+        model_spec=config.getoption("optbench_model"),
+        base_url=config.getoption("optbench_base_url"),
+        seed=config.getoption("optbench_seed"),
+        keep_fifty=config.getoption("optbench_keep_fifty"),
+        n_resamples=config.getoption("optbench_bootstrap"),
+        base_rate=config.getoption("optbench_base_rate"),
+        settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
+                          system_prompt),
+        thresholds_path=Path(thresholds) if thresholds else None,
+        report_path=Path(report) if report else None,
+        engine=EngineSettings(
+            concurrency=config.getoption("optbench_concurrency"),
+            max_retries=max(0, config.getoption("optbench_retries")),
+            offline=config.getoption("optbench_offline"),
+            max_tokens=config.getoption("optbench_max_tokens"),
+        ),
+        timeout=config.getoption("optbench_timeout"),
+        cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
+    )

@@ -1,0 +1,84 @@
+"""``anthropic:<model>``: the official Anthropic SDK (async client); ``--base-url`` too.
+
+The Messages API has no ``n``: every sample is its own request. ``max_tokens`` is required
+by the API, so a short default is sent when none is set. ``temperature`` goes in the body
+(recent SDK releases no longer take it as a keyword); a model that rejects it gets the
+request again without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .api import ApiProvider, ApiRequest, ApiResult, CallFailed, status_failure
+
+DEFAULT_MAX_TOKENS = 64
+
+
+class AnthropicProvider(ApiProvider):
+    provider = "anthropic"
+    max_n = 1
+
+    def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
+        import anthropic  # the SDK is imported only when this provider is chosen
+
+        base_url = base_url or env.get("ANTHROPIC_BASE_URL") or None
+        api_key = env.get("ANTHROPIC_API_KEY")
+        if not api_key:
+            if base_url is None:
+                raise ValueError("anthropic: ANTHROPIC_API_KEY is not set")
+            api_key = "not-needed"
+        super().__init__(model, base_url, api_key, timeout)
+        self._anthropic = anthropic
+        self.client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self.send_temperature = True
+
+    async def generate(self, request: ApiRequest) -> ApiResult:
+        for _ in range(2):
+            params: dict[str, Any] = {
+                "model": self.model, "system": request.system,
+                "messages": [{"role": "user", "content": request.user}],
+                "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+            }
+            if self.send_temperature:
+                # Through extra_body: recent SDK releases dropped the keyword, the API takes it.
+                params["extra_body"] = {"temperature": request.temperature}
+            try:
+                response = await self.client.messages.create(**params)
+            except self._anthropic.BadRequestError as exc:
+                if self.send_temperature and "temperature" in str(getattr(exc, "message", exc)).lower():
+                    self.send_temperature = False
+                    self.note(f"{self.model}: the server rejected temperature, so it is no longer sent")
+                    continue
+                raise self._failure(exc) from None
+            except Exception as exc:  # noqa: BLE001 - classified, never swallowed
+                raise self._failure(exc) from None
+            return self._result(response)
+        raise CallFailed("anthropic: the server rejected the request after parameter changes", retryable=False)
+
+    def _failure(self, exc: BaseException) -> CallFailed:
+        anthropic = self._anthropic
+        if isinstance(exc, anthropic.APIStatusError):
+            body = exc.body if isinstance(exc.body, (str, dict)) else None
+            status = exc.status_code
+            failure = status_failure(status, self.redact(str(exc.message)), exc.response.headers, body)
+            if status == 529:  # overloaded: wait like a 429
+                failure.rate_limited = True
+            failure.args = (f"anthropic: {failure.args[0]}",)
+            return failure
+        if isinstance(exc, anthropic.APITimeoutError):
+            return CallFailed(f"anthropic: request timed out after {self.timeout:g} s", retryable=True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return CallFailed(f"anthropic: connection failed ({self.redact(str(exc))})", retryable=True)
+        return CallFailed(f"anthropic: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
+                          retryable=True)
+
+    def _result(self, response: Any) -> ApiResult:
+        blocks = getattr(response, "content", None)
+        if not isinstance(blocks, list):
+            raise CallFailed("anthropic: the response has no content", retryable=True)
+        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+        usage = getattr(response, "usage", None)
+        return ApiResult([text], int(getattr(usage, "input_tokens", 0) or 0),
+                         int(getattr(usage, "output_tokens", 0) or 0))

@@ -1,0 +1,166 @@
+"""What API providers share: the request/result shapes, failure classification, redaction.
+
+An API provider is async and answers one ``ApiRequest`` (possibly several samples, ``n``)
+with an ``ApiResult``, or raises ``CallFailed`` saying whether a retry can help and how long
+the server asked us to wait. The engine owns retries, concurrency and the store.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from .base import Prompt
+
+# Error codes of a 429 that no retry can cure: the account is out of money or quota.
+NON_RETRYABLE_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached",
+                       "spend_limit", "credit balance")
+_SECRET_PATTERNS = (
+    re.compile(r"sk-[A-Za-z0-9_\-]{6,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{6,}"),
+    re.compile(r"(?i)(api[_-]?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._\-]{6,}"),
+)
+
+
+@dataclass(frozen=True)
+class ApiRequest:
+    system: str
+    user: str
+    temperature: float
+    max_tokens: int | None
+    n: int = 1
+
+
+@dataclass
+class ApiResult:
+    texts: list[str]
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class CallFailed(Exception):
+    """A failed request. ``retryable`` says whether trying again can help."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
+                 status: int | None = None, rate_limited: bool = False) -> None:
+        super().__init__(message)
+        self.retryable, self.retry_after, self.status, self.rate_limited = retryable, retry_after, status, rate_limited
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """Remove API keys from anything that may be shown, logged or stored."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.lastindex else "") + "[redacted]", text)
+    return text
+
+
+def public_url(url: str | None) -> str | None:
+    """A base URL without credentials or query string (both can carry secrets)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds the server asked us to wait (retry-after-ms, retry-after as seconds or a date)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    if (ms := lowered.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def status_failure(status: int, message: str, headers: Mapping[str, str] | None, body: Any = None) -> CallFailed:
+    """Classify an HTTP error: 408, 409, 429 (unless out of quota) and 5xx are worth a retry."""
+    text = f"{message} {body or ''}".lower()
+    if status == 429:
+        if any(code in text for code in NON_RETRYABLE_CODES):
+            return CallFailed(f"HTTP 429 (quota or spend limit, not retried): {message}", retryable=False, status=status)
+        return CallFailed(f"HTTP 429 rate limited: {message}", retryable=True, status=status, rate_limited=True,
+                          retry_after=retry_after_seconds(headers))
+    retryable = status in (408, 409) or status >= 500
+    return CallFailed(f"HTTP {status}: {message}", retryable=retryable, status=status,
+                      retry_after=retry_after_seconds(headers) if retryable else None)
+
+
+class ApiProvider:
+    """Base of the real providers: identity for the store, and the sync ``complete``."""
+
+    provider = "api"
+    max_n = 1  # samples one request may return
+
+    def __init__(self, model: str, base_url: str | None, api_key: str | None, timeout: float) -> None:
+        self.model, self.base_url, self.timeout = model, base_url, timeout
+        self._secrets = tuple(s for s in (api_key,) if s)
+        self.notes: list[str] = []  # parameter changes made to suit the model or server
+        self.name = f"{self.provider}:{model}"
+
+    def identity(self) -> dict[str, Any]:
+        """Fields that change an answer; never the key, the timeout or the concurrency."""
+        return {"provider": self.provider, "model": self.model, "base_url": public_url(self.base_url)}
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    async def generate(self, request: ApiRequest) -> ApiResult:
+        raise NotImplementedError
+
+    def runner(self) -> Any:
+        """The provider's one event loop (on a background thread): the SDK's async HTTP
+        client keeps connections bound to the loop that opened them."""
+        if self._loop is None:
+            from ..engine import LoopThread
+
+            self._loop = LoopThread()
+        return self._loop
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+    def complete(self, prompt: Prompt) -> str:
+        """One sample, synchronously: lets the provider serve as a plain model too (no
+        retries, no store)."""
+        result = self.runner().run(self.generate(ApiRequest(prompt.system, prompt.user, prompt.temperature, None, 1)))
+        return result.texts[0] if result.texts else ""
+
+    _loop: Any = None
+
+
+@dataclass
+class ProviderOptions:
+    """What a provider factory gets besides the model name."""
+
+    base_url: str | None = None
+    timeout: float = 60.0
+    seed: int = 0
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))

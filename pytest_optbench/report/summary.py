@@ -1,0 +1,102 @@
+"""The end-of-session output: the terminal summary and the report's run metadata.
+
+Writes through pytest's terminal reporter (duck-typed), so nothing here imports pytest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+from ..state import OptbenchRun
+from .terminal import (
+    binary_table, coherence_table, effects_table, failure_sentences, gate_table, not_evaluated_sentences,
+    skew_table,
+)
+
+
+class GateFailureStat:
+    """An entry in the terminal reporter's stats, so the final line counts failed gates."""
+
+    count_towards_summary = True
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def run_metadata(run: OptbenchRun) -> dict[str, Any]:
+    records = run.outcome.records if run.outcome else []
+    models = sorted({r.model for r in records})
+    settings = run.settings
+    return {
+        "plugin_version": __version__,
+        "model": run.options.model_spec or (models[0] if len(models) == 1 else models),
+        "base_url_set": run.options.base_url is not None,
+        "seed": run.options.seed,
+        "keep_fifty": run.options.keep_fifty,
+        "bootstrap_resamples": run.options.n_resamples,
+        "base_rate_oos": run.options.base_rate,
+        "samples_override": settings.samples,
+        "temperature_override": settings.temperature,
+        "system_prompt_override": settings.system_prompt is not None,
+        "prompt_hash": run.prompt_hash(),
+        "thresholds": run.thresholds_display,
+        "usage": run.outcome.usage() if run.outcome else {},
+        "provider_notes": run.outcome.notes() if run.outcome else [],
+        "engine": {"concurrency": run.options.engine.concurrency, "max_retries": run.options.engine.max_retries,
+                   "max_tokens": run.options.engine.max_tokens, "offline": run.options.engine.offline},
+    }
+
+
+def write_summary(tr: Any, run: OptbenchRun) -> None:
+    outcome = run.outcome
+    if outcome is None or not (outcome.records or outcome.missing):
+        return
+    tr.write_sep("=", "optbench summary", bold=True)
+    models = sorted({r.model for r in outcome.records})
+    tr.write_line(f"model {', '.join(models) or '?'} | seed {run.options.seed} | prompt {run.prompt_hash()} | "
+                  f"{len(outcome.records)} item x condition results")
+    usage = outcome.usage()
+    if usage["from_store"] or usage["paid_this_run"]:
+        tr.write_line(f"answers {usage['answers']:,}: {usage['paid_this_run']:,} paid for in this run "
+                      f"({usage['input_tokens']:,} input + {usage['output_tokens']:,} output tokens), "
+                      f"{usage['from_store']:,} read from the response store")
+    if usage["failed_calls"]:
+        tr.write_line(f"{usage['failed_calls']:,} answer(s) failed after retries; they count in error_rate and "
+                      "their items failed", red=True)
+    for note in outcome.notes():
+        tr.write_line(f"note: {note}", yellow=True)
+    verbose = tr.config.getoption("verbose") > 0
+    sections = [
+        ("Skew of inverted pairs (pp)", skew_table(outcome.aggregates, with_domains=verbose)),
+        ("known-answer items", binary_table(outcome.aggregates)),
+        ("coherence", coherence_table(outcome.aggregates)),
+        ("condition effects against base (pp)", effects_table(outcome.aggregates)),
+    ]
+    for title, lines in sections:
+        if lines:
+            tr.write_line("")
+            tr.write_line(f"{title}:", bold=True)
+            for line in lines:
+                tr.write_line(line)
+    if outcome.missing:
+        tr.write_line(f"{len(outcome.missing)} item(s) failed without sending answers (crashed worker or "
+                      f"fixture error); aggregates cover only the items that reported:", red=True)
+        for nodeid in outcome.missing[:10]:
+            tr.write_line(f"  {nodeid}", red=True)
+    if run.gates:
+        tr.write_line("")
+        tr.write_line(f"gates from {run.thresholds_display}:", bold=True)
+        for text, style in gate_table(outcome.verdicts):
+            tr.write_line(text, **({style: True} if style else {}))
+        for sentence in not_evaluated_sentences(outcome.verdicts):
+            tr.write_line(sentence, yellow=True)
+        failures = failure_sentences(outcome.verdicts)
+        for sentence in failures:
+            tr.write_line(sentence, red=True)
+        passed = sum(v.verdict == "pass" for v in outcome.verdicts)
+        summary = f"optbench gates: {len(failures)} failed, {passed} passed, " \
+                  f"{len(outcome.verdicts) - len(failures) - passed} not evaluated"
+        tr.write_line(summary, red=bool(failures), green=not failures, bold=True)
+        if failures:  # so pytest's last line says it too, not just "N passed"
+            tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in failures)

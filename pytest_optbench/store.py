@@ -1,0 +1,125 @@
+"""The response store: every answer paid for, on disk, in SQLite (WAL).
+
+An answer is stored under a key that hashes everything that changes it (provider, model,
+base URL, system prompt, user message, temperature, max tokens, elicitation mode) and
+nothing that does not (API key, concurrency, timeout), plus its sample index. Answers are
+written as they arrive, so an interrupted run loses nothing; errors are never stored.
+Several processes (xdist workers) share one store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    run_id TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    PRIMARY KEY (key, sample)
+);
+"""
+
+
+class StoreError(Exception):
+    """The store cannot be opened or read; one sentence naming the file."""
+
+
+def answer_key(identity: Mapping[str, Any], system: str, user: str, temperature: float,
+               max_tokens: int | None, mode: str = "sample") -> str:
+    """Hash of everything that changes an answer. ``identity`` names provider, model, base URL."""
+    payload = {
+        "identity": dict(sorted(identity.items())), "system": system, "user": user,
+        "temperature": round(float(temperature), 6), "max_tokens": max_tokens, "mode": mode,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    sample: int
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    run_id: str = ""  # the session that paid for it
+
+
+class ResponseStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=60000")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise StoreError(f"{path}: response store schema {row[0]} is not supported (expected {SCHEMA_VERSION}); "
+                                 "use another --optbench-cache-dir.")
+            self._db.execute("SELECT count(*) FROM answers LIMIT 1").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: the response store is not a readable SQLite database ({exc}); "
+                             "move it away or choose another --optbench-cache-dir.") from None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open the response store ({exc.strerror}).") from None
+
+    def get(self, key: str) -> dict[int, StoredAnswer]:
+        try:
+            rows = self._db.execute(
+                "SELECT sample, text, input_tokens, output_tokens, run_id FROM answers WHERE key=?", (key,)
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: the response store cannot be read ({exc}).") from None
+        return {r[0]: StoredAnswer(*r) for r in rows}
+
+    def count(self, keys: Sequence[str]) -> dict[str, int]:
+        """How many samples are stored for each key (0 when none)."""
+        out = dict.fromkeys(keys, 0)
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start:start + 500])
+            marks = ",".join("?" * len(chunk))
+            for key, n in self._db.execute(
+                f"SELECT key, count(*) FROM answers WHERE key IN ({marks}) GROUP BY key", chunk  # noqa: S608
+            ):
+                out[key] = n
+        return out
+
+    def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
+            output_tokens: int = 0, run_id: str = "") -> list[int]:
+        """Store the texts of one request as samples first_sample, first_sample+1, ...
+
+        Tokens are billed once per request, so they go on its first sample. Samples that
+        another process stored meanwhile are kept (first writer wins); returns the indices
+        actually written.
+        """
+        now = time.time()
+        written = []
+        for offset, text in enumerate(texts):
+            tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO answers (key, sample, text, input_tokens, output_tokens, run_id, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", (key, first_sample + offset, text, *tokens, run_id, now),
+            )
+            if cursor.rowcount:
+                written.append(first_sample + offset)
+        return written
+
+    def close(self) -> None:
+        self._db.close()

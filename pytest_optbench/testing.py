@@ -1,0 +1,203 @@
+"""A local fake of the OpenAI and Anthropic HTTP APIs, for tests that never touch the internet.
+
+It speaks the real wire protocol (``POST /v1/chat/completions`` and ``POST /v1/messages``),
+so the official SDKs talk to it unchanged, and it injects the faults real servers produce:
+429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth errors, rejected
+parameters. Loopback only.
+
+    with FakeAPI(answer=lambda req: "60") as api:
+        ... --model openai:fake --base-url {api.openai_url}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson")
+
+
+@dataclass
+class FakeRequest:
+    api: str  # "openai" or "anthropic"
+    model: str
+    system: str
+    user: str
+    body: dict[str, Any]
+    authorization: str  # the credential header as sent, to check keys are sent, not stored
+
+    @property
+    def n(self) -> int:
+        return int(self.body.get("n", 1) or 1)
+
+
+def default_answer(request: FakeRequest, index: int) -> str:
+    """A deterministic number from the user text, varied by sample index."""
+    digest = hashlib.sha256(f"{request.user}|{index}".encode()).digest()
+    return str(20 + digest[0] % 60)
+
+
+@dataclass
+class FakeAPI:
+    """Start with ``with FakeAPI(...) as api`` (or ``start()``/``stop()``)."""
+
+    answer: Callable[[FakeRequest, int], str] = default_answer
+    latency: float = 0.0
+    faults: list[str] = field(default_factory=list)  # consumed one per request, in order
+    fault_for: Callable[[FakeRequest], str | None] | None = None  # or decided per request
+    retry_after: str | None = "0"  # Retry-After header sent with a 429
+    support_n: bool = True  # False: ignore n and return one choice (as some local servers do)
+    reject_params: tuple[str, ...] = ()  # e.g. ("temperature", "max_tokens"): 400 when sent
+    timeout_sleep: float = 5.0
+    port_number: int = 0  # 0: any free port
+    requests: list[FakeRequest] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> FakeAPI:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                api._handle(self, raw)
+
+        class QuietServer(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # clients that time out and hang up are part of the tests
+
+        self._server = QuietServer(("127.0.0.1", self.port_number), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeAPI:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def openai_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # -- protocol -------------------------------------------------------------------------
+
+    def _handle(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
+        path = handler.path.split("?")[0]
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            return self._send(handler, 400, {"error": {"message": "invalid JSON body"}})
+        if path.endswith("/chat/completions"):
+            messages = body.get("messages", [])
+            system = next((m["content"] for m in messages if m.get("role") == "system"), "")
+            user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+            request = FakeRequest("openai", body.get("model", ""), system, user, body,
+                                  handler.headers.get("authorization", ""))
+        elif path.endswith("/messages"):
+            messages = body.get("messages", [])
+            user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+            system = body.get("system", "")
+            request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
+                                  user if isinstance(user, str) else json.dumps(user), body,
+                                  handler.headers.get("x-api-key", ""))
+        else:
+            return self._send(handler, 404, {"error": {"message": f"no route {path}"}})
+        with self._lock:
+            self.requests.append(request)
+            fault = self.faults.pop(0) if self.faults else None
+        if fault is None and self.fault_for is not None:
+            fault = self.fault_for(request)
+        if self.latency:
+            time.sleep(self.latency)
+        if fault:
+            return self._fault(handler, request, fault)
+        for param in self.reject_params:
+            if param in body:
+                return self._send(handler, 400, {"error": {
+                    "message": f"Unsupported parameter: '{param}' is not supported with this model.",
+                    "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
+        if request.api == "openai":
+            count = request.n if self.support_n else 1
+            choices = [{"index": i, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": self.answer(request, i)}}
+                       for i in range(count)]
+            return self._send(handler, 200, {
+                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                "model": request.model, "choices": choices,
+                "usage": {"prompt_tokens": _tokens(request.system + request.user),
+                          "completion_tokens": 2 * count,
+                          "total_tokens": _tokens(request.system + request.user) + 2 * count},
+            })
+        return self._send(handler, 200, {
+            "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
+            "content": [{"type": "text", "text": self.answer(request, 0)}],
+            "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": _tokens(request.system + request.user), "output_tokens": 2},
+        })
+
+    def _fault(self, handler: BaseHTTPRequestHandler, request: FakeRequest, fault: str) -> None:
+        if fault == "timeout":
+            time.sleep(self.timeout_sleep)
+            return self._send(handler, 200, {"error": "too late"})
+        if fault == "garbage":
+            return self._send(handler, 200, b"<html>upstream proxy error</html>", content_type="text/html")
+        if fault == "badjson":
+            return self._send(handler, 200, {"unexpected": "shape"})
+        status, kind, message, headers = {
+            "429": (429, "rate_limit_error", "Rate limit reached for requests", {"retry-after": self.retry_after}),
+            "quota": (429, "insufficient_quota", "You exceeded your current quota (insufficient_quota)", {}),
+            "500": (500, "server_error", "The server had an error", {}),
+            "overloaded": (529, "overloaded_error", "Overloaded", {}),
+            "auth": (401, "authentication_error", "Incorrect API key provided", {}),
+        }[fault]
+        body = ({"error": {"message": message, "type": kind, "code": kind}} if request.api == "openai"
+                else {"type": "error", "error": {"type": kind, "message": message}})
+        return self._send(handler, status, body, headers={k: v for k, v in headers.items() if v is not None})
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, content_type: str = "application/json",
+              headers: dict[str, str] | None = None) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        try:
+            handler.send_response(status)
+            handler.send_header("content-type", content_type)
+            handler.send_header("content-length", str(len(data)))
+            for name, value in (headers or {}).items():
+                handler.send_header(name, value)
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
+
+
+def _tokens(text: str) -> int:
+    """A stand-in tokenizer: about four characters a token."""
+    return max(1, len(text) // 4)
