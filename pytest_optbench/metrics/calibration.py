@@ -157,4 +157,8 @@ def climatology_brier(y: np.ndarray, base_rate: float | None = None, w: np.ndarr
 def brier_skill(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, base_rate: float | None = None) -> np.ndarray | float:
     """1 - Brier / Brier of climatology: > 0 beats stating the base rate."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return 1 - brier(p, y, w) / climatology_brier(y, base_rate, w)
+        climatology = np.asarray(climatology_brier(y, base_rate, w))
+        # Undefined (not -inf) when climatology is perfect: every outcome the same.
+        skill = np.where(climatology > 0, 1 - np.asarray(brier(p, y, w)) / np.where(climatology > 0, climatology, 1),
+                         np.nan)
+    return skill if skill.ndim else skill[()]

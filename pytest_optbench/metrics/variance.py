@@ -24,9 +24,9 @@ class FactorShare:
     levels: int
 
 
-def _design(columns: Sequence[np.ndarray]) -> np.ndarray:
+def _design(columns: Sequence[np.ndarray], n: int) -> np.ndarray:
     """Intercept plus treatment-coded dummies for each factor column."""
-    parts = [np.ones((columns[0].size, 1))] if columns else []
+    parts = [np.ones((n, 1))]
     for column in columns:
         levels = sorted(set(column.tolist()))
         for level in levels[1:]:
@@ -47,11 +47,11 @@ def decompose(rows: Sequence[Mapping[str, object]], response: str, factors: Sequ
         raise ValueError("need at least two observations")
     columns = {f: np.array([str(r[f]) for r in rows]) for f in factors}
     total = float(((y - y.mean()) ** 2).sum())
-    full = _rss(y, _design([columns[f] for f in factors]))
+    full = _rss(y, _design([columns[f] for f in factors], y.size))
     shares = []
     for factor in factors:
-        reduced = _rss(y, _design([columns[f] for f in factors if f != factor]))
-        alone = total - _rss(y, _design([columns[factor]]))
+        reduced = _rss(y, _design([columns[f] for f in factors if f != factor], y.size))
+        alone = total - _rss(y, _design([columns[factor]], y.size))
         ss = max(reduced - full, 0.0)
         shares.append(FactorShare(
             factor, ss, ss / total if total else float("nan"),

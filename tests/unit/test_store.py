@@ -1,0 +1,227 @@
+"""The response store: keys, round trips, first writer wins, corruption, shared access."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sqlite3
+
+import pytest
+
+from pytest_optbench.providers.anthropic_provider import AnthropicProvider
+from pytest_optbench.providers.openai_provider import OpenAIProvider
+from pytest_optbench.store import ResponseStore, StoreError, StoredAnswer, answer_key
+
+IDENTITY = {"provider": "openai", "model": "gpt-4.1-mini", "base_url": "https://api.openai.com/v1"}
+BASE = dict(identity=IDENTITY, system="You estimate probabilities.", user="Will it rain?",
+            temperature=0.7, max_tokens=None, mode="sample")
+
+
+def key_of(**changes) -> str:
+    return answer_key(**{**BASE, **changes})
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = ResponseStore(tmp_path / "responses.sqlite")
+    yield store
+    store.close()
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def test_key_is_a_stable_sha256_hex_digest():
+    assert key_of() == key_of()
+    assert re.fullmatch(r"[0-9a-f]{64}", key_of())
+    # The order of the identity's fields does not matter.
+    assert key_of(identity=dict(reversed(list(IDENTITY.items())))) == key_of()
+
+
+@pytest.mark.parametrize("change", [
+    {"identity": {**IDENTITY, "provider": "anthropic"}},
+    {"identity": {**IDENTITY, "model": "gpt-4.1"}},
+    {"identity": {**IDENTITY, "base_url": "http://127.0.0.1:8000/v1"}},
+    {"identity": {**IDENTITY, "base_url": None}},
+    {"system": "You estimate probabilities!"},
+    {"user": "Will it rain tomorrow?"},
+    {"temperature": 0.0},
+    {"temperature": 1.0},
+    {"max_tokens": 16},
+    {"mode": "logprobs"},
+], ids=["provider", "model", "base_url", "no-base-url", "system", "user", "temperature-0",
+        "temperature-1", "max_tokens", "mode"])
+def test_key_changes_with_every_field_that_changes_an_answer(change):
+    assert key_of(**change) != key_of()
+
+
+def test_every_changed_field_gives_a_distinct_key():
+    keys = {key_of(), key_of(max_tokens=16), key_of(max_tokens=17), key_of(temperature=0.5),
+            key_of(mode="other"), key_of(user="Will it rain?\n"), key_of(system="")}
+    assert len(keys) == 7
+
+
+def test_key_function_takes_no_api_key():
+    parameters = set(inspect.signature(answer_key).parameters)
+    assert parameters == {"identity", "system", "user", "temperature", "max_tokens", "mode"}
+    assert not any("key" in p or "secret" in p or "auth" in p for p in parameters)
+
+
+def test_provider_identity_ignores_api_key_and_timeout():
+    env_a = {"OPENAI_API_KEY": "sk-test-AAAAAAAAAAAA", "ANTHROPIC_API_KEY": "sk-ant-AAAAAAAAAAAA"}
+    env_b = {"OPENAI_API_KEY": "sk-test-BBBBBBBBBBBB", "ANTHROPIC_API_KEY": "sk-ant-BBBBBBBBBBBB"}
+    for cls, url in ((OpenAIProvider, "http://127.0.0.1:9/v1"), (AnthropicProvider, "http://127.0.0.1:9")):
+        a = cls("some-model", base_url=url, env=env_a, timeout=5.0)
+        b = cls("some-model", base_url=url, env=env_b, timeout=60.0)
+        assert a.identity() == b.identity()
+        assert set(a.identity()) == {"provider", "model", "base_url"}
+        secret = env_a["OPENAI_API_KEY" if cls is OpenAIProvider else "ANTHROPIC_API_KEY"]
+        assert secret not in repr(a.identity())
+        other_model = cls("other-model", base_url=url, env=env_a, timeout=5.0)
+        assert other_model.identity() != a.identity()
+
+
+def test_identity_base_url_drops_credentials_and_query():
+    env = {"OPENAI_API_KEY": "sk-test-AAAAAAAAAAAA"}
+    plain = OpenAIProvider("m", base_url="http://127.0.0.1:9/v1", env=env, timeout=5)
+    with_secrets = OpenAIProvider("m", base_url="http://user:hunter2@127.0.0.1:9/v1/?api_key=abc", env=env,
+                                  timeout=5)
+    assert with_secrets.identity() == plain.identity()
+    assert "hunter2" not in repr(with_secrets.identity())
+
+
+# --------------------------------------------------------------------------- round trip
+
+
+def test_put_get_count_round_trip(store):
+    key = key_of()
+    assert store.get(key) == {}
+    assert store.count([key]) == {key: 0}
+    written = store.put(key, 0, ["60", "65", "70"], input_tokens=40, output_tokens=6, run_id="run-1")
+    assert written == [0, 1, 2]
+    got = store.get(key)
+    assert sorted(got) == [0, 1, 2]
+    assert [got[i].text for i in range(3)] == ["60", "65", "70"]
+    assert all(isinstance(a, StoredAnswer) and a.run_id == "run-1" for a in got.values())
+    other = key_of(user="Something else?")
+    assert store.count([key, other]) == {key: 3, other: 0}
+
+
+def test_put_continues_at_first_sample(store):
+    key = key_of()
+    store.put(key, 0, ["1", "2"])
+    assert store.put(key, 2, ["3"]) == [2]
+    assert {i: a.text for i, a in store.get(key).items()} == {0: "1", 1: "2", 2: "3"}
+    assert store.count([key]) == {key: 3}
+
+
+def test_count_many_keys_in_chunks(store):
+    keys = [key_of(user=f"question {i}") for i in range(1200)]
+    for i, key in enumerate(keys[::3]):
+        store.put(key, 0, [str(i)])
+    counts = store.count(keys)
+    assert len(counts) == 1200
+    assert sum(counts.values()) == 400
+    assert all(counts[k] == 1 for k in keys[::3])
+
+
+def test_tokens_go_on_the_first_sample_of_a_request(store):
+    key = key_of()
+    store.put(key, 0, ["60", "61", "62"], input_tokens=120, output_tokens=9)
+    store.put(key, 3, ["63", "64"], input_tokens=120, output_tokens=6)
+    got = store.get(key)
+    assert [(got[i].input_tokens, got[i].output_tokens) for i in range(5)] == [
+        (120, 9), (0, 0), (0, 0), (120, 6), (0, 0)]
+    assert sum(a.input_tokens for a in got.values()) == 240
+
+
+def test_insert_or_ignore_first_writer_wins(store):
+    key = key_of()
+    assert store.put(key, 0, ["first-0", "first-1"], 10, 2, run_id="a") == [0, 1]
+    # Another process stored samples 1 and 2 "meanwhile": only sample 2 is new.
+    assert store.put(key, 1, ["second-1", "second-2"], 10, 2, run_id="b") == [2]
+    got = store.get(key)
+    assert got[0].text == "first-0" and got[1].text == "first-1" and got[2].text == "second-2"
+    assert got[1].run_id == "a" and got[1].input_tokens == 0  # the loser's tokens were not stored on it
+    assert got[2].run_id == "b" and got[2].input_tokens == 0  # sample 2 was the second text of its request
+    assert store.put(key, 0, ["third-0"], run_id="c") == []
+    assert store.get(key)[0].text == "first-0"
+
+
+def test_unicode_and_empty_texts_round_trip(store):
+    key = key_of(user="Wird es regnen? — ünïcødé ✓")
+    store.put(key, 0, ["", "≈ 60 %", "line\nbreak"])
+    assert [store.get(key)[i].text for i in range(3)] == ["", "≈ 60 %", "line\nbreak"]
+
+
+def test_store_persists_across_reopen(tmp_path):
+    path = tmp_path / "deep" / "dir" / "responses.sqlite"
+    first = ResponseStore(path)  # creates the directories
+    first.put(key_of(), 0, ["42"], 5, 1, "run-1")
+    first.close()
+    second = ResponseStore(path)
+    try:
+        assert second.get(key_of())[0] == StoredAnswer(0, "42", 5, 1, "run-1")
+    finally:
+        second.close()
+
+
+# --------------------------------------------------------------------------- sharing, errors
+
+
+def test_two_stores_on_one_file_see_each_others_writes(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    a, b = ResponseStore(path), ResponseStore(path)
+    try:
+        key = key_of()
+        a.put(key, 0, ["from-a"], run_id="a")
+        assert b.get(key)[0].text == "from-a"
+        assert b.count([key]) == {key: 1}
+        assert b.put(key, 0, ["from-b-0", "from-b-1"], run_id="b") == [1]
+        got = a.get(key)
+        assert got[0].text == "from-a" and got[1].text == "from-b-1"
+        assert a.count([key]) == {key: 2}
+    finally:
+        a.close()
+        b.close()
+
+
+def _one_sentence(message: str, path) -> None:
+    assert message.startswith(str(path)), message
+    assert "\n" not in message
+    assert message.endswith("."), message
+    body = message[len(str(path)):]
+    assert re.search(r"\.\s+[A-Z]", body) is None, f"more than one sentence: {message}"
+
+
+def test_corrupt_file_raises_store_error_in_one_sentence(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    path.write_bytes(b"\x00\xffnot a database at all\x13\x37" * 200)
+    with pytest.raises(StoreError) as excinfo:
+        ResponseStore(path)
+    message = str(excinfo.value)
+    _one_sentence(message, path)
+    assert "not a readable SQLite database" in message
+    assert "--optbench-cache-dir" in message
+    assert excinfo.value.__cause__ is None and excinfo.value.__suppress_context__
+
+
+def test_unsupported_schema_version_raises_store_error(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    ResponseStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value='99' WHERE name='schema'")
+    with pytest.raises(StoreError) as excinfo:
+        ResponseStore(path)
+    _one_sentence(str(excinfo.value), path)
+    assert "schema 99 is not supported" in str(excinfo.value)
+
+
+def test_unopenable_path_raises_store_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    path = blocker / "responses.sqlite"  # its parent is a file, not a directory
+    with pytest.raises(StoreError) as excinfo:
+        ResponseStore(path)
+    assert str(excinfo.value).startswith(str(path))
+    assert "\n" not in str(excinfo.value)
