@@ -2,6 +2,7 @@
 
     optbench lint [PATH ...]          check suites against the construction rules
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
+    optbench crosslingual REPORT ...  model vs language spread of Track B Skew
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .aggregate import pair_answers
+from .aggregate import AggregateOptions, pair_answers
+from .crosslingual import language_skews, model_language_ratio
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
@@ -63,6 +65,28 @@ def cmd_variance(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_crosslingual(args: argparse.Namespace) -> int:
+    by_model = {}
+    for path in map(Path, args.reports):
+        data = load_report(path)
+        model = str(data["run"].get("model") or path.stem)
+        options = AggregateOptions(keep_fifty=bool(data["run"].get("keep_fifty", False)))
+        by_model[model] = language_skews(report_records(data, path), options)
+    result = model_language_ratio(by_model)
+    if len(result.models) < 2 or len(result.languages) < 2:
+        print("optbench crosslingual: need reports of at least two models over at least two shared languages "
+              f"(got {len(result.models)} models, {len(result.languages)} shared languages).", file=sys.stderr)
+        return 2
+    body = [[m] + [f"{result.matrix[(m, lang)]:+.1f}" for lang in result.languages] for m in result.models]
+    print("Track B Skew (pp, base condition) by model and language:")
+    for line in table(["model", *result.languages], body):
+        print(line)
+    print(f"inter-model SD within a language (mean): {result.inter_model_sd:.2f} pp")
+    print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
+    print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -74,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
     variance.add_argument("--condition", default="base", help="condition to use (default: base)")
     variance.set_defaults(func=cmd_variance)
+    crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
+    crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
+    crosslingual.set_defaults(func=cmd_crosslingual)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))

@@ -73,6 +73,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="sampling temperature (overrides suite and item settings)")
     group.addoption("--system-prompt", dest="optbench_system_prompt", metavar="FILE",
                     help="file whose text replaces the system prompt of every suite")
+    group.addoption("--language", dest="optbench_languages", action="append", metavar="TAG",
+                    help="run only suites in this language (BCP-47 tag or its prefix: en, zh, pt-BR); "
+                         "repeat for several; default: every language")
     group.addoption("--keep-fifty", dest="optbench_keep_fifty", action="store_true",
                     help="count answers of exactly 50 in Skew (by default they are refusals)")
     group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH",
@@ -131,6 +134,8 @@ def read_options(config: pytest.Config) -> RunOptions:
                           system_prompt),
         thresholds_path=Path(thresholds) if thresholds else None,
         report_path=Path(report) if report else None,
+        languages=tuple(t.strip() for tag in (config.getoption("optbench_languages") or []) for t in tag.split(",")
+                        if t.strip()),
         engine=EngineSettings(
             concurrency=config.getoption("optbench_concurrency"),
             max_retries=max(0, config.getoption("optbench_retries")),

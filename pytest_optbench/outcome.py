@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .aggregate import Aggregate
+from .crosslingual import LanguageSkew
 from .gates import FAIL, Verdict
 from .records import ItemRecord
 
@@ -15,6 +16,7 @@ class Outcome:
     verdicts: list[Verdict]
     records: list[ItemRecord]
     missing: list[str] = field(default_factory=list)  # items that failed without sending answers
+    languages: list[LanguageSkew] = field(default_factory=list)  # Track B Skew per language
 
     @property
     def failed_gates(self) -> list[Verdict]:

@@ -92,6 +92,17 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    run = get_run(config)
+    if not run.options.languages:
+        return
+    keep = [i for i in items if not isinstance(i, OptbenchItem) or run.wants_language(i.suite.language)]
+    if len(keep) < len(items):
+        kept = set(keep)
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = keep
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     # Every worker collects every item: the engine shards their prompts by a stable hash.
     get_run(session.config).items = [i for i in session.items if isinstance(i, OptbenchItem)]

@@ -17,6 +17,7 @@ import pytest
 from .aggregate import AggregateOptions, aggregate
 from .gates import Gate, evaluate
 from .outcome import Outcome
+from .crosslingual import language_skews
 from .engine import ApiElicitor, EngineSettings, EngineStats, elicit
 from .prompts import PromptSpec, Settings, prompt_fingerprint
 from .providers import build_model
@@ -44,6 +45,7 @@ class RunOptions:
     thresholds_path: Path | None = None
     report_path: Path | None = None
     engine: EngineSettings = EngineSettings()
+    languages: tuple[str, ...] = ()  # --language filters; empty: every language
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
 
@@ -64,6 +66,13 @@ class OptbenchRun:
         self.model: Any = None  # built from --model; None means "skip items"
         self.elicitor: ApiElicitor | None = None
         self.progress: Callable[[EngineStats], None] | None = None
+
+    def wants_language(self, language: str) -> bool:
+        """``zh`` selects ``zh`` and ``zh-Hans``; tags compare case-insensitively."""
+        if not self.options.languages:
+            return True
+        tag = language.lower()
+        return any(tag == want.lower() or tag.startswith(want.lower() + "-") for want in self.options.languages)
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -134,7 +143,8 @@ class OptbenchRun:
         for record in records:
             suite_kinds.setdefault(record.suite, set()).add(record.kind)
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()})
-        self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)))
+        self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
+                               language_skews(records, options))
         return self.outcome
 
 

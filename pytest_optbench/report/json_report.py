@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..crosslingual import spread
 from ..outcome import Outcome
 from ..records import ItemRecord
 
@@ -33,6 +34,10 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
         "items_without_results": outcome.missing,
         "aggregates": [a.to_dict() for a in outcome.aggregates],
         "gates": [v.to_dict() for v in outcome.verdicts],
+        "languages": {
+            "track_b_skew": [s.to_dict() for s in outcome.languages],
+            "inter_language_sd": spread([s.skew for s in outcome.languages]),
+        },
     })
 
 

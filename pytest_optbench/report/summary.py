@@ -9,9 +9,10 @@ from typing import Any
 
 from .. import __version__
 from ..state import OptbenchRun
+from ..crosslingual import spread
 from .terminal import (
-    binary_table, coherence_table, effects_table, failure_sentences, gate_table, not_evaluated_sentences,
-    skew_table,
+    binary_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
+    not_evaluated_sentences, skew_table,
 )
 
 
@@ -72,6 +73,8 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
         ("known-answer items", binary_table(outcome.aggregates)),
         ("coherence", coherence_table(outcome.aggregates)),
         ("condition effects against base (pp)", effects_table(outcome.aggregates)),
+        ("Track B Skew by language (base; inter-language SD "
+         f"{spread([s.skew for s in outcome.languages]):.1f} pp)", language_table(outcome.languages)),
     ]
     for title, lines in sections:
         if lines:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from ..aggregate import Aggregate
 from ..gates import FAIL, NOT_EVALUATED, PASS, Verdict
@@ -187,3 +188,11 @@ def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:
     if unmatched:
         out.append(f"not evaluated, no suite that ran matches: {'; '.join(unmatched)}")
     return out
+
+
+def language_table(languages: Sequence[Any]) -> list[str]:
+    """Track B Skew per language, when more than one language ran."""
+    if len(languages) < 2:
+        return []
+    rows = [[s.language, str(s.n), signed(s.skew), interval(s.ci_low, s.ci_high)] for s in languages]
+    return table(["language", "n", "skew", "95% CI"], rows)
