@@ -28,12 +28,15 @@ _WORD = re.compile(r"\w+(?:'\w+)?", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Finding:
     path: str
     item: str | None
     severity: str
     message: str
+
+    def sort_key(self) -> tuple[str, str, str, str]:
+        return (self.path, self.item or "", self.severity, self.message)
 
     def line(self) -> str:
         where = f"{self.path}::{self.item}" if self.item else self.path
@@ -99,11 +102,12 @@ def lint_suites(suites: Sequence[Suite]) -> list[Finding]:
                                             f"'{key}' with its scenario repeats {first_path}::{first_item}"))
                 else:
                     texts[normalised] = (suite.path, item.id)
+    findings.extend(lint_translations(suites))
     for (language, item_id), paths in sorted(ids_by_language.items()):
         if len(paths) > 1:
             findings.append(Finding(paths[1], item_id, WARNING,
                                     f"id '{item_id}' is also used in {paths[0]} ({language}); reports name items by suite and id, so keep ids distinct within a language"))
-    return sorted(set(findings))
+    return sorted(set(findings), key=Finding.sort_key)
 
 
 def _lint_suite(suite: Suite) -> list[Finding]:
@@ -150,7 +154,7 @@ def lint_paths(paths: Sequence[Path], root: Path | None = None) -> list[Finding]
     files = suite_files(paths)
     display = {f: _relative(f, root) for f in files}
     suites, findings = load_suites(files, display)
-    return sorted(findings + lint_suites(suites))
+    return sorted(findings + lint_suites(suites), key=Finding.sort_key)
 
 
 def _relative(path: Path, root: Path | None) -> str:
@@ -164,3 +168,64 @@ def summary_line(findings: Sequence[Finding], n_files: int | None = None) -> str
     errors = sum(f.severity == ERROR for f in findings)
     warnings = sum(f.severity == WARNING for f in findings)
     return f"optbench lint: {errors} error(s), {warnings} warning(s)"
+
+
+# --------------------------------------------------------------------------- translations
+
+# Words that mark English text; none of them is a word of Spanish, French or German.
+ENGLISH_MARKERS = frozenset(
+    "the what that probability which will does not person this with their would".split()
+)
+TEXT_KEYS = ("scenario", "positive", "negative", "question", "context", "a", "b", "both", "either", "b_given_a")
+
+
+def english_counterpart(suite: Suite, english: dict[str, Suite]) -> Suite | None:
+    """The English suite a translation mirrors: its id without the ``-<lang>`` suffix, or
+    the English suite in a file of the same name."""
+    suffix = f"-{suite.language.lower()}"
+    if suite.id.lower().endswith(suffix) and suite.id[: -len(suffix)] in english:
+        return english[suite.id[: -len(suffix)]]
+    stem = Path(suite.path).name
+    return next((s for s in english.values() if Path(s.path).name == stem), None)
+
+
+def looks_english(text: str, language: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    if language.split("-")[0].lower() in ("ko", "zh", "ja", "ar", "ru", "hi", "he", "el", "th", "uk", "fa"):
+        # A non-Latin script: mostly ASCII letters means the text was not translated.
+        return sum(c.isascii() for c in letters) / len(letters) > 0.5
+    return len(ENGLISH_MARKERS.intersection(words(text))) >= 3
+
+
+def lint_translations(suites: Sequence[Suite]) -> list[Finding]:
+    english = {s.id: s for s in suites if s.language.lower().startswith("en")}
+    out: list[Finding] = []
+    for suite in suites:
+        if suite.language.lower().startswith("en"):
+            continue
+        original = english_counterpart(suite, english)
+        if original is None:
+            continue  # not a translation of a bundled English suite
+        theirs = {i.id: i for i in original.items}
+        ours = {i.id: i for i in suite.items}
+        for missing in sorted(set(theirs) - set(ours)):
+            out.append(Finding(suite.path, missing, ERROR, f"id of {original.path} is missing from this translation"))
+        for extra in sorted(set(ours) - set(theirs)):
+            out.append(Finding(suite.path, extra, ERROR, f"id is not in {original.path}"))
+        for item_id in sorted(set(ours) & set(theirs)):
+            item, source = ours[item_id], theirs[item_id]
+            if item.kind != source.kind:
+                out.append(Finding(suite.path, item_id, ERROR, f"kind {item.kind} differs from {source.kind} in {original.path}"))
+                continue
+            for key in TEXT_KEYS:
+                text = item.fields.get(key)
+                if not isinstance(text, str):
+                    continue
+                if text.strip() == str(source.fields.get(key, "")).strip() or looks_english(text, suite.language):
+                    out.append(Finding(suite.path, item_id, ERROR, f"'{key}' looks untranslated English text"))
+            for rung, text in enumerate(item.fields.get("ladder", ()), start=1):
+                if looks_english(text, suite.language):
+                    out.append(Finding(suite.path, item_id, ERROR, f"ladder rung {rung} looks untranslated English text"))
+    return out

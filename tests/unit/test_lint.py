@@ -145,3 +145,59 @@ def test_command_line_exit_codes(tmp_path, capsys):
     assert optbench_main(["lint", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "b.yaml: error:" in out and "optbench lint: 1 error(s), 0 warning(s)" in out
+
+
+EN_SUITE = """
+    optbench: 1
+    suite: demo
+    language: en
+    items:
+      - id: p-1
+        domain: everyday
+        scenario: A person starts a puzzle.
+        positive: What is the probability that the person finishes the puzzle?
+        negative: What is the probability that the person does not finish the puzzle?
+      - id: p-2
+        domain: everyday
+        scenario: A person plants a garden.
+        positive: What is the probability that the garden grows well?
+        negative: What is the probability that the garden does not grow well?
+"""
+
+
+def translated(language: str, items: str) -> str:
+    return f"optbench: 1\nsuite: demo-{language}\nlanguage: {language}\nitems:\n" + textwrap.indent(items, "  ")
+
+
+def pair(item_id: str, scenario: str, positive: str, negative: str) -> str:
+    return (f"- id: {item_id}\n  domain: everyday\n  scenario: \"{scenario}\"\n"
+            f"  positive: \"{positive}\"\n  negative: \"{negative}\"\n")
+
+
+def test_translation_with_the_same_ids_passes(tmp_path):
+    write(tmp_path, "en.yaml", EN_SUITE)
+    write(tmp_path, "fr.yaml", translated("fr",
+        pair("p-1", "Une personne commence un puzzle.", "Quelle est la probabilité que la personne termine le puzzle ?",
+             "Quelle est la probabilité que la personne ne termine pas le puzzle ?")
+        + pair("p-2", "Une personne plante un jardin.", "Quelle est la probabilité que le jardin pousse bien ?",
+               "Quelle est la probabilité que le jardin ne pousse pas bien ?")))
+    assert findings(tmp_path) == []
+
+
+def test_translation_missing_ids_kinds_and_english_text(tmp_path):
+    write(tmp_path, "en.yaml", EN_SUITE)
+    write(tmp_path, "de.yaml", translated("de",
+        pair("p-1", "A person starts a puzzle.", "Wie wahrscheinlich ist es, dass die Person das Puzzle beendet?",
+             "Wie wahrscheinlich ist es, dass die Person das Puzzle nicht beendet?")
+        + pair("p-9", "Eine Person pflanzt einen Garten.", "Wie wahrscheinlich ist es, dass der Garten gut wächst?",
+               "Wie wahrscheinlich ist es, dass der Garten nicht gut wächst?")))
+    write(tmp_path, "ko.yaml", translated("ko",
+        "- id: p-1\n  domain: everyday\n  kind: binary\n  question: \"퍼즐을 끝낼까요?\"\n  outcome: true\n"
+        + pair("p-2", "한 사람이 정원을 가꿉니다.", "What is the probability that the garden grows well?",
+               "정원이 잘 자라지 않을 확률은 얼마입니까?")))
+    found = {(item, message) for item, severity, message in findings(tmp_path) if severity == ERROR}
+    assert ("p-1", "'scenario' looks untranslated English text") in found
+    assert ("p-2", "id of en.yaml is missing from this translation") in found
+    assert ("p-9", "id is not in en.yaml") in found
+    assert ("p-1", "kind binary differs from inverted_pair in en.yaml") in found
+    assert ("p-2", "'positive' looks untranslated English text") in found
