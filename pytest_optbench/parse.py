@@ -23,10 +23,15 @@ _RANGE_RE = re.compile(
     re.IGNORECASE,
 )
 _FRACTION_RE = re.compile(rf"({_NUMBER})\s*(?:/|out of)\s*({_NUMBER})", re.IGNORECASE)
-_KEYWORD_RE = re.compile(
-    rf"\b(?:probability|answer|estimate|likelihood|chance|rating|score)\b[^0-9+-]{{0,40}}?({_NUMBER})",
-    re.IGNORECASE,
-)
+# "percent" in the ten bundled languages (after a number), and the Chinese prefix form.
+_PERCENT_WORDS = (r"percent|per cent|por ciento|pour cent|prozent|процент\w*|퍼센트|パーセント|प्रतिशत"
+                  r"|في المائة|في المئة|بالمئة")
+_PERCENT_AFTER = re.compile(rf"({_NUMBER})\s*(?:%|(?:{_PERCENT_WORDS})(?!\w))", re.IGNORECASE)
+_PERCENT_BEFORE = re.compile(rf"百分之\s*({_NUMBER})")
+# Words that introduce the answer, in the ten bundled languages.
+_KEYWORDS = (r"probability|answer|estimate|likelihood|chance|rating|score|probabilidad|probabilité"
+             r"|wahrscheinlichkeit|вероятность|확률|概率|可能性|確率|संभावना|प्रायिकता|احتمال")
+_KEYWORD_RE = re.compile(rf"(?:{_KEYWORDS})[^0-9+-]{{0,40}}?({_NUMBER})", re.IGNORECASE)
 _NUMBER_RE = re.compile(_NUMBER)
 
 
@@ -44,6 +49,8 @@ class Parsed:
 
 def _normalise(text: str) -> str:
     """Native digits (Arabic-Indic, Devanagari, full-width ...) to ASCII; NFKC folds widths."""
+    # CJK punctuation separates, it never makes a decimal ("65，3个月" is 65 then 3).
+    text = text.replace("\uff0c", ", ").replace("\u3001", ", ").replace("\u3002", ". ")
     text = unicodedata.normalize("NFKC", text)
     out = []
     for ch in text:
@@ -112,7 +119,7 @@ def parse_answer(text: str) -> Parsed:
             return from_json
 
     bare = text.rstrip(".").strip()
-    if re.fullmatch(rf"{_SIGNED}\s*(%|percent)?", bare, re.IGNORECASE):
+    if re.fullmatch(rf"{_SIGNED}\s*(%|{_PERCENT_WORDS})?", bare, re.IGNORECASE):
         return _checked(_to_float(re.match(_SIGNED, bare).group()), "answer")  # type: ignore[union-attr]
 
     fraction = _FRACTION_RE.search(text)
@@ -135,7 +142,7 @@ def parse_answer(text: str) -> Parsed:
         if 0 <= low <= high <= 100:
             return Parsed((low + high) / 2)
 
-    percents = {_to_float(m) for m in re.findall(rf"({_NUMBER})\s*(?:%|percent\b)", text, re.IGNORECASE)}
+    percents = {_to_float(m) for m in _PERCENT_AFTER.findall(text) + _PERCENT_BEFORE.findall(text)}
     if len(percents) == 1:
         return _checked(percents.pop(), "percentage")
     keyword = {_to_float(m) for m in _KEYWORD_RE.findall(text)}
