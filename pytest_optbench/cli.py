@@ -3,6 +3,7 @@
     optbench lint [PATH ...]          check suites against the construction rules
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  model vs language spread of Track B Skew
+    optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .crosslingual import language_skews, model_language_ratio
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
-from .report.json_report import ReportError, load_report, report_records
+from .report.json_report import ReportError, load_report, report_records, write_report
 from .report.terminal import table
 
 
@@ -87,6 +88,18 @@ def cmd_crosslingual(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_baseline(args: argparse.Namespace) -> int:
+    """Store a run's JSON report as the baseline later runs compare against."""
+    source, target = Path(args.report), Path(args.output)
+    data = load_report(source)
+    report_records(data, source)  # a report whose items cannot be read is no baseline
+    write_report(target, data)
+    usage = data["run"].get("model")
+    print(f"optbench baseline: {target} now holds the run of {usage} ({len(data['items'])} item results); "
+          f"compare against it with --optbench-baseline {target}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,6 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
     variance.add_argument("--condition", default="base", help="condition to use (default: base)")
     variance.set_defaults(func=cmd_variance)
+    baseline = sub.add_parser("baseline", help="store a JSON report as the baseline for later runs")
+    baseline.add_argument("report", help="a JSON report written by --optbench-report")
+    baseline.add_argument("--output", default=".optbench/baseline.json",
+                          help="where to keep the baseline (default: .optbench/baseline.json)")
+    baseline.set_defaults(func=cmd_baseline)
     crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)

@@ -16,12 +16,16 @@ from typing import Any
 import numpy as np
 
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
+from .baseline import Comparison
 from .metrics.stats import benjamini_hochberg, holm
 from .suites import SuiteError, read_yaml
 
 BOUND_KEYS = ("max", "min", "max_abs")
+# Bounds on the change against a baseline run (current - baseline), and the plain bound each
+# one is on the change: an increase of at most b is "change <= b", and so on.
+CHANGE_KEYS = {"max_increase": "max", "max_decrease": "min", "max_change": "max_abs"}
 EVIDENCE = ("point", "ci")
-GATE_KEYS = ("metric", *BOUND_KEYS, "suites", "conditions", "evidence", "tolerance")
+GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance")
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
 
@@ -42,9 +46,22 @@ class Gate:
     line: int = 0
 
     @property
+    def is_change(self) -> bool:
+        return self.bound_kind in CHANGE_KEYS
+
+    @property
     def bound_text(self) -> str:
-        symbol = {"max": "<=", "min": ">="}.get(self.bound_kind)
-        return f"|x| <= {self.bound:g}" if symbol is None else f"{symbol} {self.bound:g}"
+        return {
+            "max": f"<= {self.bound:g}", "min": f">= {self.bound:g}", "max_abs": f"|x| <= {self.bound:g}",
+            "max_increase": f"increase <= {self.bound:g}", "max_decrease": f"decrease <= {self.bound:g}",
+            "max_change": f"|change| <= {self.bound:g}",
+        }[self.bound_kind]
+
+    def _plain(self) -> tuple[str, float]:
+        """The bound as max/min/max_abs on the value (on the change, for change gates)."""
+        if self.bound_kind == "max_decrease":
+            return "min", -self.bound
+        return CHANGE_KEYS.get(self.bound_kind, self.bound_kind), self.bound
 
     def matches(self, suite: str, condition: str) -> bool:
         suite_ok = not self.suites or any(fnmatch.fnmatchcase(suite, g) for g in self.suites)
@@ -53,19 +70,20 @@ class Gate:
 
     def check(self, value: float, low: float, high: float) -> str | None:
         """None when the evidence holds the bound, else why not."""
+        kind, bound = self._plain()
         if self.evidence == "ci":
             # Fail only when the whole CI lies beyond the bound.
             beyond = {
-                "max": low > self.bound,
-                "min": high < self.bound,
-                "max_abs": low > self.bound or high < -self.bound,
-            }[self.bound_kind]
+                "max": low > bound,
+                "min": high < bound,
+                "max_abs": low > bound or high < -bound,
+            }[kind]
             return "the whole 95% CI lies beyond the bound" if beyond else None
         holds = {
-            "max": value <= self.bound,
-            "min": value >= self.bound,
-            "max_abs": abs(value) <= self.bound,
-        }[self.bound_kind]
+            "max": value <= bound,
+            "min": value >= bound,
+            "max_abs": abs(value) <= bound,
+        }[kind]
         return None if holds else "the estimate is beyond the bound"
 
 
@@ -159,14 +177,14 @@ def _parse_gate(display: str, index: int, raw: Any) -> Gate:
         raise _err(display, index, line, "metric", "is required")
     if not isinstance(metric, str) or metric not in METRIC_KINDS:
         raise _err(display, index, line, "metric", f"unknown metric {metric!r} (known: {', '.join(METRIC_KINDS)})")
-    bounds = [k for k in BOUND_KEYS if k in raw]
+    bounds = [k for k in (*BOUND_KEYS, *CHANGE_KEYS) if k in raw]
     if len(bounds) != 1:
         raise _err(display, index, line, bounds[1] if bounds else None,
-                   "a gate needs exactly one of the bounds max, min, max_abs")
+                   "a gate needs exactly one of the bounds max, min, max_abs, max_increase, max_decrease, max_change")
     bound_kind = bounds[0]
     bound = _number(display, index, line, bound_kind, raw[bound_kind])
-    if bound_kind == "max_abs" and bound < 0:
-        raise _err(display, index, line, "max_abs", "must not be negative")
+    if bound_kind in ("max_abs", *CHANGE_KEYS) and bound < 0:
+        raise _err(display, index, line, bound_kind, "must not be negative")
     evidence = raw.get("evidence", "point")
     if evidence not in EVIDENCE:
         raise _err(display, index, line, "evidence", f"must be 'point' or 'ci', got {evidence!r}")
@@ -189,6 +207,7 @@ def evaluate(
     gates: Sequence[Gate],
     aggregates: Iterable[Aggregate],
     suite_kinds: Mapping[str, Sequence[str]],
+    comparison: Comparison | None = None,
 ) -> list[Verdict]:
     """A verdict per gate x (suite, condition) it matches; ``not evaluated`` where none ran.
 
@@ -201,6 +220,9 @@ def evaluate(
     arms = {(s, c) for s, c, m, _t in by_key if m == "parse_rate"}
     verdicts: list[Verdict] = []
     for gate in gates:
+        if gate.is_change:
+            verdicts.extend(_change_verdicts(gate, comparison))
+            continue
         rows = []
         labels = arms | {(s, c) for s, c, m, _t in by_key if m == gate.metric}
         for suite in sorted(suite_kinds):
@@ -214,6 +236,30 @@ def evaluate(
             rows.append(Verdict(gate, None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"))
         verdicts.extend(rows)
     return _adjust(verdicts)
+
+
+def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]:
+    """Gates on the change against the baseline, one per (suite, condition) both runs share."""
+    if comparison is None:
+        return [Verdict(gate, None, None, NOT_EVALUATED, reason="no baseline run given (--optbench-baseline)")]
+    rows = []
+    for change in comparison.changes:
+        if change.metric != gate.metric or not gate.matches(change.suite, change.condition):
+            continue
+        if not math.isfinite(change.delta):
+            rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, n=change.n,
+                                reason="no usable answers in one of the runs"))
+            continue
+        low, high = change.ci_low, change.ci_high
+        if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
+            rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, change.delta, n=change.n,
+                                reason="too few shared items for a confidence interval"))
+            continue
+        failure = gate.check(change.delta, low, high)
+        rows.append(Verdict(gate, change.suite, change.condition, FAIL if failure else PASS, change.delta,
+                            low if math.isfinite(low) else None, high if math.isfinite(high) else None,
+                            n=change.n, reason=failure or "", p_value=change.p_value))
+    return rows or [Verdict(gate, None, None, NOT_EVALUATED, reason="no suite shared with the baseline matches this gate")]
 
 
 def _adjust(verdicts: list[Verdict]) -> list[Verdict]:

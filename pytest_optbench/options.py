@@ -82,6 +82,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present)")
     group.addoption("--optbench-report", dest="optbench_report", metavar="PATH",
                     help="write a JSON report of every answer, aggregate and gate")
+    group.addoption("--optbench-baseline", dest="optbench_baseline", metavar="REPORT",
+                    help="a JSON report of an earlier run: report changes against it, paired by item, and "
+                         "evaluate gates on change (max_increase, max_decrease, max_change)")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
                     help="check the suite files under the given paths against the construction rules, "
                          "without calling a model, and exit (non-zero on errors)")
@@ -134,6 +137,7 @@ def read_options(config: pytest.Config) -> RunOptions:
                           system_prompt),
         thresholds_path=Path(thresholds) if thresholds else None,
         report_path=Path(report) if report else None,
+        baseline_path=Path(config.getoption("optbench_baseline")) if config.getoption("optbench_baseline") else None,
         languages=tuple(t.strip() for tag in (config.getoption("optbench_languages") or []) for t in tag.split(",")
                         if t.strip()),
         engine=EngineSettings(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .aggregate import Aggregate
+from .baseline import Comparison
 from .crosslingual import LanguageSkew
 from .gates import FAIL, Verdict
 from .records import ItemRecord
@@ -17,6 +18,7 @@ class Outcome:
     records: list[ItemRecord]
     missing: list[str] = field(default_factory=list)  # items that failed without sending answers
     languages: list[LanguageSkew] = field(default_factory=list)  # Track B Skew per language
+    comparison: Comparison | None = None  # changes against --optbench-baseline
 
     @property
     def failed_gates(self) -> list[Verdict]:

@@ -19,7 +19,7 @@ from .gates import ThresholdsError, load_thresholds
 from .lint import ERROR, lint_paths, summary_line
 from .options import add_options, read_options
 from .providers import ProviderError
-from .report.json_report import build_report, write_report
+from .report.json_report import ReportError, build_report, write_report
 from .report.progress import Progress, progress_wanted
 from .report.summary import run_metadata, write_summary
 from .state import NO_MODEL_REASON, RUN_KEY, OptbenchRun, get_run, is_controller
@@ -55,9 +55,11 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     run = OptbenchRun(options, gates, display, run_id=run_id, worker=_worker_shard(worker_input))
-    try:  # fail fast on a bad --model or a broken store, before anything is called
+    try:  # fail fast on a bad --model, store or baseline, before anything is called
         run.build_model()
-    except (ProviderError, StoreError) as exc:
+        if is_controller(config):
+            run.load_baseline(config.rootpath)
+    except (ProviderError, StoreError, ReportError) as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[RUN_KEY] = run
     if is_controller(config):

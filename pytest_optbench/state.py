@@ -17,7 +17,9 @@ import pytest
 from .aggregate import AggregateOptions, aggregate
 from .gates import Gate, evaluate
 from .outcome import Outcome
+from .baseline import compare
 from .crosslingual import language_skews
+from .report.json_report import load_report, report_records
 from .engine import ApiElicitor, EngineSettings, EngineStats, elicit
 from .prompts import PromptSpec, Settings, prompt_fingerprint
 from .providers import build_model
@@ -46,6 +48,7 @@ class RunOptions:
     report_path: Path | None = None
     engine: EngineSettings = EngineSettings()
     languages: tuple[str, ...] = ()  # --language filters; empty: every language
+    baseline_path: Path | None = None
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
 
@@ -126,6 +129,35 @@ class OptbenchRun:
             # A crashed worker or a failing fixture: the item sent no answers.
             self.missing.append(report.nodeid)
 
+    def settings_snapshot(self) -> dict[str, Any]:
+        """The settings that change answers, as the report records and a baseline compares them."""
+        models = sorted({r.model for r in self.records.values()})
+        settings = self.settings
+        return {
+            "model": self.options.model_spec or (models[0] if len(models) == 1 else models),
+            "base_url_set": self.options.base_url is not None,
+            "keep_fifty": self.options.keep_fifty,
+            "samples_override": settings.samples,
+            "temperature_override": settings.temperature,
+            "system_prompt_override": settings.system_prompt is not None,
+            "prompt_hash": self.prompt_hash(),
+        }
+
+    def load_baseline(self, root: Path) -> None:
+        """Read --optbench-baseline now, so a bad file is a usage error before any call."""
+        path = self.options.baseline_path
+        if path is None:
+            return
+        data = load_report(path)
+        self.baseline = (data, report_records(data, path))
+        try:
+            self.baseline_display = str(path.resolve().relative_to(root))
+        except ValueError:
+            self.baseline_display = str(path)
+
+    baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
+    baseline_display: str | None = None
+
     def prompt_hash(self) -> str:
         """One hash over the system prompts and templates of every item that reported."""
         return prompt_fingerprint([r.prompt_hash for r in self.records.values()])
@@ -142,9 +174,13 @@ class OptbenchRun:
         suite_kinds: dict[str, set[str]] = {}
         for record in records:
             suite_kinds.setdefault(record.suite, set()).add(record.kind)
-        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()})
+        comparison = None
+        if self.baseline is not None:
+            data, baseline_records = self.baseline
+            comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
+        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
-                               language_skews(records, options))
+                               language_skews(records, options), comparison)
         return self.outcome
 
 

@@ -11,7 +11,7 @@ from .. import __version__
 from ..state import OptbenchRun
 from ..crosslingual import spread
 from .terminal import (
-    binary_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
+    binary_table, change_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
     not_evaluated_sentences, skew_table,
 )
 
@@ -26,22 +26,14 @@ class GateFailureStat:
 
 
 def run_metadata(run: OptbenchRun) -> dict[str, Any]:
-    records = run.outcome.records if run.outcome else []
-    models = sorted({r.model for r in records})
-    settings = run.settings
     return {
         "plugin_version": __version__,
-        "model": run.options.model_spec or (models[0] if len(models) == 1 else models),
-        "base_url_set": run.options.base_url is not None,
+        **run.settings_snapshot(),
         "seed": run.options.seed,
-        "keep_fifty": run.options.keep_fifty,
         "bootstrap_resamples": run.options.n_resamples,
         "base_rate_oos": run.options.base_rate,
-        "samples_override": settings.samples,
-        "temperature_override": settings.temperature,
-        "system_prompt_override": settings.system_prompt is not None,
-        "prompt_hash": run.prompt_hash(),
         "thresholds": run.thresholds_display,
+        "baseline": run.baseline_display,
         "usage": run.outcome.usage() if run.outcome else {},
         "provider_notes": run.outcome.notes() if run.outcome else [],
         "engine": {"concurrency": run.options.engine.concurrency, "max_retries": run.options.engine.max_retries,
@@ -73,6 +65,8 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
         ("known-answer items", binary_table(outcome.aggregates)),
         ("coherence", coherence_table(outcome.aggregates)),
         ("condition effects against base (pp)", effects_table(outcome.aggregates)),
+        (f"changes against the baseline {run.baseline_display} (paired by item)",
+         change_table(outcome.comparison) if outcome.comparison else []),
         ("Track B Skew by language (base; inter-language SD "
          f"{spread([s.skew for s in outcome.languages]):.1f} pp)", language_table(outcome.languages)),
     ]
@@ -82,6 +76,18 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
             tr.write_line(f"{title}:", bold=True)
             for line in lines:
                 tr.write_line(line)
+    comparison = outcome.comparison
+    if comparison is not None:
+        for difference in comparison.setting_differences:
+            tr.write_line(f"baseline differs: {difference}", yellow=True)
+        if comparison.changed_prompts:
+            tr.write_line(f"baseline differs: {len(comparison.changed_prompts)} item(s) were asked with a different "
+                          "prompt", yellow=True)
+        for label, items in (("only in this run", comparison.only_current),
+                             ("only in the baseline", comparison.only_baseline)):
+            if items:
+                shown = ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+                tr.write_line(f"{len(items)} item(s) {label}, not compared: {shown}", yellow=True)
     if outcome.missing:
         tr.write_line(f"{len(outcome.missing)} item(s) failed without sending answers (crashed worker or "
                       f"fixture error); aggregates cover only the items that reported:", red=True)

@@ -196,3 +196,23 @@ def language_table(languages: Sequence[Any]) -> list[str]:
         return []
     rows = [[s.language, str(s.n), signed(s.skew), interval(s.ci_low, s.ci_high)] for s in languages]
     return table(["language", "n", "skew", "95% CI"], rows)
+
+
+# Metrics shown in the change table; the JSON report has every one.
+KEY_CHANGE_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc",
+                      "ece", "conjunction_violation_rate", "disjunction_violation_rate",
+                      "conditional_violation_rate", "dose_response_violation_rate", "parse_rate")
+
+
+def change_table(comparison: Any) -> list[str]:
+    """Key metrics: baseline, now, change with its paired 95% CI and p."""
+    rows = []
+    for c in comparison.changes:
+        if c.metric not in KEY_CHANGE_METRICS:
+            continue
+        fmt = formatter(c.metric)
+        rows.append([c.suite, c.condition, c.metric, str(c.n), fmt(c.baseline), fmt(c.current),
+                     signed(c.delta, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3) + " "
+                     + interval(c.ci_low, c.ci_high, lambda v: signed(v, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3)),
+                     p_text(c.p_value)])
+    return table(["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"], rows) if rows else []

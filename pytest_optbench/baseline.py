@@ -1,0 +1,220 @@
+"""Changes against a baseline run, paired by item.
+
+Pure. Two runs over the same items compare item by item (an unpaired test would throw the
+pairing away, lm-eval#3831): per (suite, condition), over the items both runs answered,
+each metric's change comes with a paired bootstrap CI and a paired test. Items present in
+only one run are listed, never silently dropped, and differences in settings are stated.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .aggregate import AggregateOptions, axiom_violations, pair_answers, seeded_rng
+from .metrics import calibration as cal
+from .metrics.axioms import complement_violation
+from .metrics.resample import weighted_bootstrap
+from .metrics.skew import pair_skews
+from .metrics.stats import bootstrap_ci, paired_permutation_p
+from .records import REFUSAL_VALUE, ItemRecord
+
+# Run settings that change answers: a difference is stated above the comparison.
+COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",
+                     "prompt_hash", "keep_fifty", "base_url_set")
+
+
+@dataclass(frozen=True)
+class Change:
+    suite: str
+    condition: str
+    metric: str
+    baseline: float
+    current: float
+    ci_low: float
+    ci_high: float
+    n: int  # items both runs answered
+    p_value: float | None = None
+    test: str = ""
+
+    @property
+    def delta(self) -> float:
+        return self.current - self.baseline
+
+    def to_dict(self) -> dict[str, Any]:
+        def clean(v: float | None) -> float | None:
+            return None if v is None or not np.isfinite(v) else float(v)
+        return {"suite": self.suite, "condition": self.condition, "metric": self.metric,
+                "baseline": clean(self.baseline), "current": clean(self.current), "delta": clean(self.delta),
+                "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
+                "p_value": clean(self.p_value), "test": self.test}
+
+
+@dataclass
+class Comparison:
+    changes: list[Change]
+    only_current: list[str] = field(default_factory=list)  # "suite::item[condition]"
+    only_baseline: list[str] = field(default_factory=list)
+    setting_differences: list[str] = field(default_factory=list)
+    changed_prompts: list[str] = field(default_factory=list)  # items whose prompt hash differs
+
+    def find(self, suite: str, condition: str, metric: str) -> Change | None:
+        return next((c for c in self.changes if (c.suite, c.condition, c.metric) == (suite, condition, metric)), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"changes": [c.to_dict() for c in self.changes], "only_in_current": self.only_current,
+                "only_in_baseline": self.only_baseline, "setting_differences": self.setting_differences,
+                "items_with_changed_prompts": self.changed_prompts}
+
+
+def _label(record: ItemRecord) -> str:
+    return f"{record.suite}::{record.item}" + ("" if record.condition == "base" else f"[{record.condition}]")
+
+
+def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
+    out = []
+    for key in COMPARED_SETTINGS:
+        if current.get(key) != baseline.get(key):
+            out.append(f"{key}: baseline {baseline.get(key)!r}, now {current.get(key)!r}")
+    return out
+
+
+def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
+            options: AggregateOptions = AggregateOptions(),
+            current_run: Mapping[str, Any] | None = None, baseline_run: Mapping[str, Any] | None = None) -> Comparison:
+    now = {r.key: r for r in current}
+    before = {r.key: r for r in baseline}
+    comparison = Comparison(
+        changes=[],
+        only_current=sorted(_label(now[k]) for k in set(now) - set(before)),
+        only_baseline=sorted(_label(before[k]) for k in set(before) - set(now)),
+        setting_differences=setting_differences(current_run or {}, baseline_run or {}),
+        changed_prompts=sorted(_label(now[k]) for k in set(now) & set(before)
+                               if now[k].prompt_hash and before[k].prompt_hash
+                               and now[k].prompt_hash != before[k].prompt_hash),
+    )
+    groups: dict[tuple[str, str], list[tuple[ItemRecord, ItemRecord]]] = defaultdict(list)
+    for key in sorted(set(now) & set(before)):
+        if now[key].kind == before[key].kind:
+            groups[(key[0], key[2])].append((now[key], before[key]))
+    for (suite, condition), pairs in sorted(groups.items()):
+        comparison.changes.extend(_group_changes(suite, condition, pairs, options))
+    return comparison
+
+
+# --------------------------------------------------------------------------- per group
+
+
+def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, before: np.ndarray,
+                  options: AggregateOptions, scale: float = 1.0) -> Change | None:
+    """A metric that is the mean of per-item values: paired differences, BCa CI, sign-flip test."""
+    keep = np.isfinite(now) & np.isfinite(before)
+    now, before = now[keep] * scale, before[keep] * scale
+    if not now.size:
+        return None
+    d = now - before
+    rng = seeded_rng(options.seed, "baseline", suite, condition, metric)
+    interval = bootstrap_ci(d, rng, n_resamples=options.n_resamples)
+    p = paired_permutation_p(d, seeded_rng(options.seed, "baseline-p", suite, condition, metric), options.n_resamples)
+    return Change(suite, condition, metric, float(before.mean()), float(now.mean()),
+                  interval.low, interval.high, int(d.size), p, "paired sign-flip permutation")
+
+
+def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]],
+                   options: AggregateOptions) -> list[Change]:
+    out: list[Change | None] = []
+    now_records = [a for a, _ in pairs]
+    before_records = [b for _, b in pairs]
+
+    def each(metric: str, value: Callable[[ItemRecord], float], scale: float = 1.0) -> None:
+        out.append(_decomposable(suite, condition, metric, np.array([value(r) for r in now_records]),
+                                 np.array([value(r) for r in before_records]), options, scale))
+
+    each("parse_rate", lambda r: _share(r, lambda a: a.value is not None, received_only=True))
+    each("refusal_rate", lambda r: _share(r, lambda a: a.value == REFUSAL_VALUE, parsed_only=True))
+    each("error_rate", lambda r: _share(r, lambda a: a.error is not None))
+
+    pair_now = [(a, b) for a, b in pairs if a.kind == "inverted_pair"]
+    if pair_now:
+        keep = options.keep_fifty
+        (p_now, m_now), (p_before, m_before) = (pair_answers([x[i] for x in pair_now], keep) for i in (0, 1))
+        out.append(_decomposable(suite, condition, "skew", pair_skews(p_now, m_now), pair_skews(p_before, m_before), options))
+        out.append(_decomposable(suite, condition, "delta_plus", p_now - 50, p_before - 50, options))
+        out.append(_decomposable(suite, condition, "delta_minus", m_now - 50, m_before - 50, options))
+        (ap, am), (bp, bm) = (pair_answers([x[i] for x in pair_now], True) for i in (0, 1))
+        out.append(_decomposable(suite, condition, "complement_violation",
+                                 complement_violation(ap, am), complement_violation(bp, bm), options))
+        if all(a.expected is not None for a, _ in pair_now):
+            out.append(_decomposable(suite, condition, "calibration_error",
+                                     np.abs(ap - np.array([a.expected for a, _ in pair_now], dtype=float)),
+                                     np.abs(bp - np.array([a.expected for a, _ in pair_now], dtype=float)), options))
+
+    binary = [(a, b) for a, b in pairs if a.kind == "binary"]
+    if binary:
+        out.extend(_binary_changes(suite, condition, binary, options))
+
+    for kind in ("conjunction", "disjunction", "conditional", "dose_response"):
+        sets = [(a, b) for a, b in pairs if a.kind == kind]
+        if sets:
+            def item_rate(record: ItemRecord, kind: str = kind) -> float:
+                hits, checks, _ = axiom_violations([record], kind, 0.0)
+                return hits / checks if checks else float("nan")
+            each(f"{kind}_violation_rate", item_rate)
+    return [c for c in out if c is not None]
+
+
+def _share(record: ItemRecord, hit: Callable[[Any], bool], received_only: bool = False,
+           parsed_only: bool = False) -> float:
+    answers = record.answers()
+    if received_only:
+        answers = [a for a in answers if a.error is None]
+    if parsed_only:
+        answers = [a for a in answers if a.value is not None]
+    return sum(1 for a in answers if hit(a)) / len(answers) if answers else float("nan")
+
+
+BINARY_DECOMPOSABLE = {
+    "brier": lambda p, y: (p - y) ** 2,
+    "log_loss": lambda p, y: -(y * np.log(np.clip(p, *cal.LOG_LOSS_CLIP)) + (1 - y) * np.log(1 - np.clip(p, *cal.LOG_LOSS_CLIP))),
+    "accuracy": lambda p, y: ((p >= 0.5) == (y == 1)).astype(float),
+    "overconfidence": lambda p, y: np.where(p >= 0.5, p, 1 - p) - ((p >= 0.5) == (y == 1)),
+}
+BINARY_WHOLE = {"auc": cal.auc, "ece": cal.ece, "shrinkage_a": lambda p, y, w=None: cal.shrinkage_fit(p, y, w)[0]}
+
+
+def _binary_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]],
+                    options: AggregateOptions) -> list[Change | None]:
+    p_now = np.array([a.prompt("yes").mean(keep_fifty=True) / 100 for a, _ in pairs])
+    p_before = np.array([b.prompt("yes").mean(keep_fifty=True) / 100 for _, b in pairs])
+    y = np.array([1.0 if a.outcome else 0.0 for a, _ in pairs])
+    keep = np.isfinite(p_now) & np.isfinite(p_before)
+    p_now, p_before, y = p_now[keep], p_before[keep], y[keep]
+    out: list[Change | None] = [
+        _decomposable(suite, condition, name, f(p_now, y), f(p_before, y), options)
+        for name, f in BINARY_DECOMPOSABLE.items()
+    ]
+    if p_now.size < 2:
+        return out
+    # Whole-sample metrics: paired bootstrap of the difference; p from the bootstrap distribution.
+    rng = seeded_rng(options.seed, "baseline", suite, condition, "binary")
+    differences: dict[str, list[np.ndarray]] = defaultdict(list)
+
+    def statistics(w: np.ndarray) -> dict[str, Any]:
+        values = {name: np.atleast_1d(f(p_now, y, w)) - np.atleast_1d(f(p_before, y, w)) for name, f in BINARY_WHOLE.items()}
+        if w.shape[0] > 1:
+            for name, v in values.items():
+                differences[name].append(v)
+        return values
+
+    intervals = weighted_bootstrap(statistics, p_now.size, rng, options.n_resamples)
+    for name, f in BINARY_WHOLE.items():
+        draws = np.concatenate(differences[name]) if differences[name] else np.array([])
+        draws = draws[np.isfinite(draws)]
+        p = float(min(1.0, 2 * min((draws <= 0).mean(), (draws >= 0).mean()))) if draws.size else None
+        out.append(Change(suite, condition, name, float(f(p_before, y)), float(f(p_now, y)),
+                          intervals[name].low, intervals[name].high, int(p_now.size), p, "paired bootstrap"))
+    return out
