@@ -1,6 +1,7 @@
 """The ``optbench`` command: work on suites and reports without running pytest.
 
     optbench lint [PATH ...]          check suites against the construction rules
+    optbench compare REPORT ...       several runs side by side (and --html PATH)
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  model vs language spread of Track B Skew
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
@@ -21,7 +22,7 @@ from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
 from .report.json_report import ReportError, load_report, report_records, write_report
-from .report.terminal import table
+from .report.terminal import formatter, interval, table
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -46,6 +47,40 @@ def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, 
                 rows.append({"model": model, "scenario": f"{record.suite}::{record.item}",
                              "domain": record.domain or "(none)", "skew": float(skew)})
     return rows
+
+
+COMPARE_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc",
+                   "conjunction_violation_rate", "dose_response_violation_rate", "parse_rate")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Several runs side by side: key metrics per model, then the variance decomposition."""
+    runs = [(str(data["run"].get("model") or path.stem), data)
+            for path in map(Path, args.reports) for data in [load_report(path)]]
+    header = ["suite", "metric"] + [model for model, _ in runs]
+    cells: dict[tuple[str, str], dict[str, str]] = {}
+    for model, data in runs:
+        for a in data["aggregates"]:
+            if a["condition"] == "base" and a.get("domain") is None and a["metric"] in COMPARE_METRICS \
+                    and not a.get("tolerance"):
+                fmt = formatter(a["metric"])
+                cells.setdefault((a["suite"], a["metric"]), {})[model] = \
+                    f"{fmt(a['value'])} {interval(a['ci_low'], a['ci_high'], fmt)}"
+    order = {m: i for i, m in enumerate(COMPARE_METRICS)}
+    body = [[suite, metric] + [cells[(suite, metric)].get(model, "") for model, _ in runs]
+            for suite, metric in sorted(cells, key=lambda k: (k[0], order[k[1]]))]
+    print(f"{len(runs)} runs side by side (base condition, estimate [95% CI]):")
+    for line in table(header, body):
+        print(line)
+    if len({model for model, _ in runs}) >= 2:
+        print()
+        cmd_variance(argparse.Namespace(reports=args.reports, condition="base"))
+    if args.html:
+        from .report.html import build_compare_html, write_html
+
+        write_html(Path(args.html), build_compare_html(runs))
+        print(f"optbench compare: wrote {args.html}")
+    return 0
 
 
 def cmd_variance(args: argparse.Namespace) -> int:
@@ -111,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
     variance.add_argument("--condition", default="base", help="condition to use (default: base)")
     variance.set_defaults(func=cmd_variance)
+    compare = sub.add_parser("compare", help="several JSON reports (one per model) side by side")
+    compare.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report")
+    compare.add_argument("--html", metavar="PATH", help="also write an HTML page with the runs' plots")
+    compare.set_defaults(func=cmd_compare)
     baseline = sub.add_parser("baseline", help="store a JSON report as the baseline for later runs")
     baseline.add_argument("report", help="a JSON report written by --optbench-report")
     baseline.add_argument("--output", default=".optbench/baseline.json",

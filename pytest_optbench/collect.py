@@ -8,6 +8,7 @@ runs and leaves an ``ItemRecord`` for the report hook to carry to the controller
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,6 +78,17 @@ class SuiteFile(pytest.File):
         return node
 
 
+def item_properties(record: ItemRecord) -> list[tuple[str, str]]:
+    """The item's answers and per-item values, as JUnit properties (compact JSON)."""
+    means = {p.role: p.mean() for p in record.prompts}
+    values: dict[str, Any] = {role: (None if mean != mean else round(mean, 3)) for role, mean in means.items()}
+    if record.kind == "inverted_pair" and None not in (values.get("positive"), values.get("negative")):
+        values["skew"] = round(values["positive"] - (100 - values["negative"]), 3)
+    answers = {p.role: [a.raw if a.error is None else f"error: {a.error}" for a in p.answers] for p in record.prompts}
+    return [("optbench_answers", json.dumps(answers, ensure_ascii=False)),
+            ("optbench_values", json.dumps(values, ensure_ascii=False))]
+
+
 class OptbenchItem(pytest.Function):
     """One suite item under one condition, run against the model fixture."""
 
@@ -108,6 +120,7 @@ class OptbenchItem(pytest.Function):
             notes=list(getattr(target, "notes", []) or []),
         )
         self.optbench_record = record
+        self.user_properties.extend(item_properties(record))  # shown by --junitxml
         errors = record.errors
         if errors:
             total = len(record.answers())

@@ -85,6 +85,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-baseline", dest="optbench_baseline", metavar="REPORT",
                     help="a JSON report of an earlier run: report changes against it, paired by item, and "
                          "evaluate gates on change (max_increase, max_decrease, max_change)")
+    group.addoption("--optbench-markdown", dest="optbench_markdown", metavar="PATH",
+                    help="write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when it is set)")
+    group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
+                    help="write a self-contained HTML report with plots")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
                     help="check the suite files under the given paths against the construction rules, "
                          "without calling a model, and exit (non-zero on errors)")
@@ -137,6 +141,8 @@ def read_options(config: pytest.Config) -> RunOptions:
                           system_prompt),
         thresholds_path=Path(thresholds) if thresholds else None,
         report_path=Path(report) if report else None,
+        markdown_path=Path(config.getoption("optbench_markdown")) if config.getoption("optbench_markdown") else None,
+        html_path=Path(config.getoption("optbench_html")) if config.getoption("optbench_html") else None,
         baseline_path=Path(config.getoption("optbench_baseline")) if config.getoption("optbench_baseline") else None,
         languages=tuple(t.strip() for tag in (config.getoption("optbench_languages") or []) for t in tag.split(",")
                         if t.strip()),

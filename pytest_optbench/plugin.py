@@ -7,6 +7,7 @@ outcome, ``report`` formats it.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Generator
 from pathlib import Path
@@ -19,7 +20,8 @@ from .gates import ThresholdsError, load_thresholds
 from .lint import ERROR, lint_paths, summary_line
 from .options import add_options, read_options
 from .providers import ProviderError
-from .report.json_report import ReportError, build_report, write_report
+from .report.json_report import ReportError, build_report, write_report, write_text
+from .report.markdown import build_markdown
 from .report.progress import Progress, progress_wanted
 from .report.summary import run_metadata, write_summary
 from .state import NO_MODEL_REASON, RUN_KEY, OptbenchRun, get_run, is_controller
@@ -153,12 +155,61 @@ class ControllerPlugin:
         outcome = self.run.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records):
             session.testsfailed += 1  # fail the session the way pytest-cov does
-        if self.run.options.report_path:
-            write_report(self.run.options.report_path, build_report(outcome, run_metadata(self.run)))
+        write_outputs(self.run, outcome)
+        log_gates_to_junit(session.config, outcome.verdicts, self.run.thresholds_display or "thresholds.yaml")
         return result
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         write_summary(terminalreporter, self.run)
+
+
+def write_outputs(run: OptbenchRun, outcome: Any) -> None:
+    """The report files asked for; the Markdown also goes to GitHub's job summary."""
+    options = run.options
+    if not (options.report_path or options.markdown_path or options.html_path
+            or os.environ.get("GITHUB_STEP_SUMMARY")) or not (outcome.records or outcome.missing):
+        if options.report_path:  # an empty run still leaves its report for CI artifacts
+            write_report(options.report_path, build_report(outcome, run_metadata(run)))
+        return
+    metadata = run_metadata(run)
+    if options.report_path:
+        write_report(options.report_path, build_report(outcome, metadata))
+    markdown = build_markdown(outcome, metadata)
+    if options.markdown_path:
+        write_text(options.markdown_path, markdown)
+    if step_summary := os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(step_summary, "a", encoding="utf-8") as handle:
+            handle.write(markdown)
+    if options.html_path:
+        from .report.html import build_html, write_html  # matplotlib is imported only when asked
+
+        write_html(options.html_path, build_html(outcome, metadata))
+
+
+def log_gates_to_junit(config: pytest.Config, verdicts: list[Any], source: str) -> None:
+    """With --junitxml, each gate verdict becomes a test case next to the items, so CI
+    systems show gates with tests. Only the JUnit writer sees these reports."""
+    from _pytest.junitxml import xml_key  # pytest's own writer, kept on the stash
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for verdict in verdicts:
+        where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
+        nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
+        message = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate "
+                   f"{verdict.value}, 95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
+        outcome = {"pass": "passed", "fail": "failed"}.get(verdict.verdict, "skipped")
+        longrepr: Any = None
+        if outcome == "failed":
+            longrepr = message
+        elif outcome == "skipped":
+            longrepr = (source, verdict.gate.line, f"not evaluated: {verdict.reason}")
+        for when in ("call", "teardown"):
+            xml.pytest_runtest_logreport(pytest.TestReport(
+                nodeid, (source, verdict.gate.line, nodeid), {}, outcome if when == "call" else "passed",
+                longrepr if when == "call" else None, when, user_properties=[("optbench_gate", message)],
+            ))
 
 
 class XdistControllerHooks:

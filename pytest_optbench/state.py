@@ -49,6 +49,8 @@ class RunOptions:
     engine: EngineSettings = EngineSettings()
     languages: tuple[str, ...] = ()  # --language filters; empty: every language
     baseline_path: Path | None = None
+    markdown_path: Path | None = None
+    html_path: Path | None = None
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
 

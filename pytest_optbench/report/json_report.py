@@ -42,14 +42,17 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
     })
 
 
-def write_report(path: Path, report: dict[str, Any]) -> None:
+def write_text(path: Path, text: str) -> None:
     """Write atomically, so a crash never leaves half a report where a good one was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(report, handle, indent=2, ensure_ascii=False, allow_nan=False)
-        handle.write("\n")
+        handle.write(text)
     os.replace(tmp, path)
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    write_text(path, json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 class ReportError(ValueError):

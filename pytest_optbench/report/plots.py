@@ -1,0 +1,279 @@
+"""The HTML report's figures: plain data in, PNG bytes out.
+
+Pure apart from matplotlib (Agg backend, no display needed). Every function builds one
+figure, renders it to PNG without the "Software" metadata chunk (it names a URL, and the
+report must not), and closes it.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from ..metrics.axioms import dose_response_steps  # noqa: E402
+from ..metrics.calibration import N_BINS, bin_index  # noqa: E402
+
+DPI = 110
+BLUE, RED, GREY, GREEN = "#1f5fa8", "#c62828", "#7a7a7a", "#2e7d32"
+# Quadrants of the valence plane: (x sign, y sign) -> name (README: "How to read it").
+QUADRANTS = {(1, -1): "optimism", (-1, 1): "pessimism", (1, 1): "compound overclaim", (-1, -1): "compound underclaim"}
+
+
+@dataclass(frozen=True)
+class ValencePoint:
+    """One suite/condition (or one model): mean P+ - 50 and P- - 50 with 95% CIs, in pp."""
+
+    label: str
+    delta_plus: float
+    plus_low: float
+    plus_high: float
+    delta_minus: float
+    minus_low: float
+    minus_high: float
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One row of a bar or forest plot: an estimate and its 95% CI; ``panel`` groups rows
+    that share a scale (e.g. percentage points vs rates)."""
+
+    label: str
+    value: float
+    low: float
+    high: float
+    panel: str = ""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """One dose-response item: the mean answer per rung, and the direction it should move."""
+
+    label: str
+    means: Sequence[float]
+    direction: str  # increasing | decreasing
+
+
+@contextmanager
+def _figure(width: float, height: float, rows: int = 1, **kw: object) -> Iterator[tuple[Figure, list[Axes]]]:
+    fig, axes = plt.subplots(rows, 1, figsize=(width, height), dpi=DPI, squeeze=False, **kw)  # type: ignore[arg-type]
+    try:
+        yield fig, list(axes[:, 0])
+    finally:
+        plt.close(fig)
+
+
+def _png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _finite(value: float) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _errors(value: float, low: float, high: float) -> tuple[float, float]:
+    """Distances from the estimate to the CI ends; 0 where the CI is missing."""
+    if not (_finite(value) and _finite(low) and _finite(high)):
+        return 0.0, 0.0
+    return max(0.0, value - low), max(0.0, high - value)
+
+
+# --------------------------------------------------------------------------- valence plane
+
+
+def _valence_limit(points: Sequence[ValencePoint]) -> float:
+    ends = [abs(v) for p in points for v in (p.plus_low, p.plus_high, p.minus_low, p.minus_high,
+                                              p.delta_plus, p.delta_minus) if _finite(v)]
+    return max(15.0, math.ceil((max(ends, default=0.0) * 1.15) / 5.0) * 5.0)
+
+
+def _quadrant_labels(ax: Axes, limit: float) -> None:
+    """Each quadrant's name near its outer edge, clear of the axes and of the diagonal."""
+    for (sx, sy), name in QUADRANTS.items():
+        signs = f"(d+ {'+' if sx > 0 else '-'}, d- {'+' if sy > 0 else '-'})"
+        ax.text(sx * limit * 0.5, sy * limit * 0.9, f"{name}\n{signs}", ha="center",
+                va="top" if sy > 0 else "bottom", fontsize=8, color=GREY, style="italic")
+
+
+def valence_plane(points: Sequence[ValencePoint]) -> bytes:
+    """delta_plus (x) against delta_minus (y), 95% CI bars, quadrants, the Skew = 0 diagonal."""
+    limit = _valence_limit(points)
+    with _figure(6.4, 6.0) as (fig, (ax,)):
+        ax.axhline(0, color="black", lw=0.8)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.plot([-limit, limit], [limit, -limit], ls="--", color=GREY, lw=1)
+        ax.text(-limit * 0.55, limit * 0.55, "Skew = 0  (d+ + d- = 0)", rotation=-45, color=GREY,
+                fontsize=8, ha="center", va="bottom", rotation_mode="anchor")
+        _quadrant_labels(ax, limit)
+        colors = plt.get_cmap("tab10" if len(points) <= 10 else "tab20")
+        for i, p in enumerate(points):
+            if not (_finite(p.delta_plus) and _finite(p.delta_minus)):
+                continue
+            xerr = np.array([_errors(p.delta_plus, p.plus_low, p.plus_high)]).T
+            yerr = np.array([_errors(p.delta_minus, p.minus_low, p.minus_high)]).T
+            ax.errorbar(p.delta_plus, p.delta_minus, xerr=xerr, yerr=yerr, fmt="o", ms=6, capsize=3,
+                        color=colors(i % colors.N), label=p.label)
+        ax.set_xlim(-limit, limit)
+        ax.set_ylim(-limit, limit)
+        ax.set_aspect("equal")
+        ax.set_xlabel("delta_plus: mean P(good outcome) - 50 (pp)")
+        ax.set_ylabel("delta_minus: mean P(bad outcome) - 50 (pp)")
+        ax.set_title("Valence plane (95% CIs)")
+        ax.grid(alpha=0.25)
+        if points:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        return _png(fig)
+
+
+# --------------------------------------------------------------------------- bars and forests
+
+
+def _row_height(n: int) -> float:
+    return max(2.2, 0.32 * n + 1.2)
+
+
+def _whiskers(rows: Sequence[Estimate]) -> np.ndarray:
+    return np.array([_errors(r.value, r.low, r.high) for r in rows]).T.reshape(2, len(rows))
+
+
+def _values(rows: Sequence[Estimate]) -> np.ndarray:
+    return np.array([r.value if _finite(r.value) else np.nan for r in rows], dtype=float)
+
+
+def skew_by_domain(rows: Sequence[Estimate]) -> bytes:
+    """Horizontal bars of Skew per domain with 95% CI whiskers; red above 0, blue below."""
+    rows = list(rows)
+    with _figure(7.5, _row_height(len(rows))) as (fig, (ax,)):
+        y = np.arange(len(rows))[::-1]
+        values = _values(rows)
+        colors = [RED if v > 0 else BLUE for v in np.nan_to_num(values)]
+        ax.barh(y, np.nan_to_num(values), xerr=_whiskers(rows), color=colors, alpha=0.75,
+                error_kw={"ecolor": "black", "capsize": 3, "lw": 1})
+        ax.set_yticks(y, [r.label for r in rows], fontsize=8)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_xlabel("Skew (pp): > 0 optimistic, < 0 pessimistic")
+        ax.set_title("Skew by domain (95% CIs)")
+        ax.grid(axis="x", alpha=0.25)
+        return _png(fig)
+
+
+def _forest_panel(ax: Axes, rows: Sequence[Estimate], xlabel: str) -> None:
+    y = np.arange(len(rows))[::-1]
+    values = _values(rows)
+    excludes_zero = [_finite(r.low) and _finite(r.high) and (r.low > 0 or r.high < 0) for r in rows]
+    for yi, value, (lo, hi), strong in zip(y, values, _whiskers(rows).T, excludes_zero):
+        color = RED if strong else BLUE
+        ax.errorbar(value, yi, xerr=[[lo], [hi]], fmt="s" if strong else "o", ms=5, capsize=3, color=color)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_yticks(y, [r.label for r in rows], fontsize=8)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(xlabel, fontsize=9)
+    ax.grid(axis="x", alpha=0.25)
+
+
+def _forest(rows: Sequence[Estimate], title: str, xlabel: str) -> bytes:
+    """One panel per ``panel`` value (each on its own scale); CIs that exclude 0 in red."""
+    panels: dict[str, list[Estimate]] = {}
+    for row in rows:
+        panels.setdefault(row.panel, []).append(row)
+    heights = [_row_height(len(p)) for p in panels.values()]
+    with _figure(7.5, sum(heights), rows=len(panels), gridspec_kw={"height_ratios": heights}) as (fig, axes):
+        for ax, (panel, members) in zip(axes, panels.items()):
+            _forest_panel(ax, members, f"{xlabel} ({panel})" if panel else xlabel)
+        axes[0].set_title(f"{title} (95% CIs; red: CI excludes 0)")
+        fig.tight_layout()
+        return _png(fig)
+
+
+def condition_effects(rows: Sequence[Estimate]) -> bytes:
+    """Forest plot of paired effects against base (pp)."""
+    return _forest(rows, "Condition effects against base", "effect, arm - base")
+
+
+def baseline_changes(rows: Sequence[Estimate]) -> bytes:
+    """Forest plot of each metric's change against the baseline, paired by item."""
+    return _forest(rows, "Changes against the baseline", "change, now - baseline")
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def reliability_bins(p: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(count, mean predicted, observed frequency) per equal-width bin; NaN in empty bins."""
+    p_arr, y_arr = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(p_arr) & np.isfinite(y_arr)
+    p_arr, y_arr = p_arr[keep], y_arr[keep]
+    index = bin_index(p_arr, N_BINS)
+    count = np.bincount(index, minlength=N_BINS).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.bincount(index, weights=p_arr, minlength=N_BINS) / count
+        freq = np.bincount(index, weights=y_arr, minlength=N_BINS) / count
+    return count, mean_p, freq
+
+
+def reliability_diagram(p: Sequence[float], y: Sequence[float]) -> bytes:
+    """Mean stated probability vs observed frequency in 10 bins, with the count per bin below."""
+    count, mean_p, freq = reliability_bins(p, y)
+    edges = np.linspace(0, 1, N_BINS + 1)
+    with _figure(5.6, 6.2, rows=2, sharex=True, gridspec_kw={"height_ratios": [3, 1]}) as (fig, (top, bottom)):
+        top.plot([0, 1], [0, 1], ls="--", color=GREY, lw=1, label="perfect calibration")
+        filled = count > 0
+        top.plot(mean_p[filled], freq[filled], "o-", color=BLUE, label="model")
+        top.set_ylabel("observed frequency of yes")
+        top.set_xlim(0, 1)
+        top.set_ylim(0, 1)
+        top.set_title("Reliability diagram (10 equal-width bins)")
+        top.legend(fontsize=8, loc="upper left")
+        top.grid(alpha=0.25)
+        bottom.bar(edges[:-1], count, width=1 / N_BINS, align="edge", color=GREY, edgecolor="white")
+        for left, n in zip(edges[:-1], count):
+            if n:
+                bottom.text(left + 0.5 / N_BINS, n, str(int(n)), ha="center", va="bottom", fontsize=7)
+        bottom.set_ylim(0, max(1.0, count.max()) * 1.25)
+        bottom.set_ylabel("items")
+        bottom.set_xlabel("stated probability of yes")
+        fig.tight_layout()
+        return _png(fig)
+
+
+# --------------------------------------------------------------------------- dose response
+
+
+def dose_ladders(ladders: Sequence[Ladder]) -> bytes:
+    """Each ladder's mean answer per rung; steps against its direction drawn in red."""
+    with _figure(7.5, 4.8) as (fig, (ax,)):
+        reversals = 0
+        for ladder in ladders:
+            means = np.asarray(ladder.means, dtype=float)
+            if means.size < 2 or np.isnan(means).any():
+                continue
+            rungs = np.arange(1, means.size + 1)
+            ax.plot(rungs, means, "-o", ms=3, lw=1, alpha=0.55,
+                    color=BLUE if ladder.direction == "increasing" else GREEN)
+            for step in np.flatnonzero(dose_response_steps(means, ladder.direction)):
+                reversals += 1
+                ax.plot(rungs[step:step + 2], means[step:step + 2], "-o", ms=4, lw=2.2, color=RED)
+        ax.plot([], [], color=BLUE, label="should increase")
+        ax.plot([], [], color=GREEN, label="should decrease")
+        ax.plot([], [], color=RED, lw=2.2, label=f"reversal ({reversals} steps)")
+        ax.set_xlabel("rung (stronger evidence ->)")
+        ax.set_ylabel("mean answer (0-100)")
+        ax.set_ylim(0, 100)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.set_title(f"Dose-response ladders ({len(ladders)} items)")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        ax.grid(alpha=0.25)
+        return _png(fig)
