@@ -41,6 +41,9 @@ def run_metadata(run: OptbenchRun) -> dict[str, Any]:
     }
 
 
+MAX_GATE_ROWS = 30
+
+
 def write_summary(tr: Any, run: OptbenchRun) -> None:
     outcome = run.outcome
     if outcome is None or not (outcome.records or outcome.missing):
@@ -96,8 +99,13 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
     if run.gates:
         tr.write_line("")
         tr.write_line(f"gates from {run.thresholds_display}:", bold=True)
-        for text, style in gate_table(outcome.verdicts):
+        shown = outcome.verdicts
+        if len(shown) > MAX_GATE_ROWS and not verbose:  # long tables hide what failed
+            shown = [v for v in outcome.verdicts if v.verdict != "pass"]
+        for text, style in gate_table(shown):
             tr.write_line(text, **({style: True} if style else {}))
+        if len(shown) < len(outcome.verdicts):
+            tr.write_line(f"({len(outcome.verdicts) - len(shown)} passing gate rows not shown; -v lists them)")
         for sentence in not_evaluated_sentences(outcome.verdicts):
             tr.write_line(sentence, yellow=True)
         failures = failure_sentences(outcome.verdicts)
