@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,51 +16,32 @@ from .state import RunOptions
 THRESHOLDS_FILE = "thresholds.yaml"
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,
+            above: float | None = None) -> Callable[[str], Any]:
+    """An argparse type: parse with ``cast`` and check the range; a bad value is one sentence."""
+    noun = "a whole number" if cast is int else "a number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
+        if low is not None and high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {value:g}")
+        if low is not None and high is None and value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low:g}, got {value:g}")
+        if above is not None and not value > above:
+            raise argparse.ArgumentTypeError(f"must be above {above:g}, got {value:g}")
+        return value
+
+    return parse
 
 
-def _temperature(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 2, got {value:g}")
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {value:g}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {value:g}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+_positive_int = _number(int, low=1)
+_temperature = _number(float, 0, 2)
+_probability = _number(float, 0, 1)
+_positive_float = _number(float, above=0)
+_int = _number(int)
 
 
 def add_options(parser: pytest.Parser) -> None:

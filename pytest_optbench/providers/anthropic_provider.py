@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .api import ApiProvider, ApiRequest, ApiResult, CallFailed, status_failure
+from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 DEFAULT_MAX_TOKENS = 64
 
@@ -58,21 +58,7 @@ class AnthropicProvider(ApiProvider):
         raise CallFailed("anthropic: the server rejected the request after parameter changes", retryable=False)
 
     def _failure(self, exc: BaseException) -> CallFailed:
-        anthropic = self._anthropic
-        if isinstance(exc, anthropic.APIStatusError):
-            body = exc.body if isinstance(exc.body, (str, dict)) else None
-            status = exc.status_code
-            failure = status_failure(status, self.redact(str(exc.message)), exc.response.headers, body)
-            if status == 529:  # overloaded: wait like a 429
-                failure.rate_limited = True
-            failure.args = (f"anthropic: {failure.args[0]}",)
-            return failure
-        if isinstance(exc, anthropic.APITimeoutError):
-            return CallFailed(f"anthropic: request timed out after {self.timeout:g} s", retryable=True)
-        if isinstance(exc, anthropic.APIConnectionError):
-            return CallFailed(f"anthropic: connection failed ({self.redact(str(exc))})", retryable=True)
-        return CallFailed(f"anthropic: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
-                          retryable=True)
+        return self.sdk_failure(exc, self._anthropic)
 
     def _result(self, response: Any) -> ApiResult:
         blocks = getattr(response, "content", None)

@@ -133,6 +133,26 @@ class ApiProvider:
     async def generate(self, request: ApiRequest) -> ApiResult:
         raise NotImplementedError
 
+    def sdk_failure(self, exc: BaseException, sdk: Any) -> CallFailed:
+        """Classify an exception of the official SDKs (both share these classes)."""
+        if isinstance(exc, CallFailed):
+            return exc
+        name = self.provider
+        if isinstance(exc, sdk.APIStatusError):
+            body = exc.body if isinstance(exc.body, (str, dict)) else None
+            failure = status_failure(exc.status_code, self.redact(str(exc.message)), exc.response.headers, body)
+            if exc.status_code == 529:  # Anthropic's "overloaded": wait like a 429
+                failure.rate_limited = True
+            failure.args = (f"{name}: {failure.args[0]}",)
+            return failure
+        if isinstance(exc, sdk.APITimeoutError):
+            return CallFailed(f"{name}: request timed out after {self.timeout:g} s", retryable=True)
+        if isinstance(exc, sdk.APIConnectionError):
+            return CallFailed(f"{name}: connection failed ({self.redact(str(exc))})", retryable=True)
+        # Malformed responses (garbage instead of JSON) may be a glitch: retry a few times.
+        return CallFailed(f"{name}: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
+                          retryable=True)
+
     def runner(self) -> Any:
         """The provider's one event loop (on a background thread): the SDK's async HTTP
         client keeps connections bound to the loop that opened them."""

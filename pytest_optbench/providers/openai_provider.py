@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .api import ApiProvider, ApiRequest, ApiResult, CallFailed, status_failure
+from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
 MAX_N = 8  # samples per request; more is allowed by OpenAI but gains little
@@ -85,21 +85,7 @@ class OpenAIProvider(ApiProvider):
         return False
 
     def _failure(self, exc: BaseException) -> CallFailed:
-        openai = self._openai
-        if isinstance(exc, CallFailed):
-            return exc
-        if isinstance(exc, openai.APIStatusError):
-            body = exc.body if isinstance(exc.body, (str, dict)) else None
-            failure = status_failure(exc.status_code, self.redact(str(exc.message)), exc.response.headers, body)
-            failure.args = (f"openai: {failure.args[0]}",)
-            return failure
-        if isinstance(exc, openai.APITimeoutError):
-            return CallFailed(f"openai: request timed out after {self.timeout:g} s", retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
-            return CallFailed(f"openai: connection failed ({self.redact(str(exc))})", retryable=True)
-        # Malformed responses (garbage instead of JSON) may be a glitch: retry a few times.
-        return CallFailed(f"openai: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
-                          retryable=True)
+        return self.sdk_failure(exc, self._openai)
 
     def _result(self, response: Any) -> ApiResult:
         choices = getattr(response, "choices", None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import os
+import re
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,7 +50,9 @@ main{max-width:1240px;margin:0 auto;padding:16px 28px 48px;background:#fff}
 h1{font-size:24px;margin:8px 0 4px}h2{font-size:19px;margin:32px 0 8px;padding-top:8px;border-top:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:6px 0 12px;font-size:12.5px}
-th,td{border:1px solid #d5d8dc;padding:3px 7px;text-align:left;vertical-align:top}
+th,td{border:1px solid #d5d8dc;padding:3px 7px;text-align:left;vertical-align:top;white-space:nowrap}
+td.wrap{white-space:normal;min-width:150px;max-width:560px}
+.scroll{overflow-x:auto}
 th{background:#eef1f4;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.pass{background:#dff3e3;color:#14532d;font-weight:600}td.fail{background:#fbe0e0;color:#8b1111;font-weight:700}
 td.ne{background:#fff4cc;color:#6b5500}
@@ -60,7 +63,10 @@ td.ne{background:#fff4cc;color:#6b5500}
 .q{white-space:pre-wrap;font-size:12px;margin:2px 0;max-width:620px}.q b{color:#444}
 figure{margin:10px 0 18px}figure img{max-width:100%;height:auto;border:1px solid #e3e3e3}
 figcaption{font-size:12.5px;color:#555;max-width:900px}
-nav ul{columns:3;font-size:13px;padding-left:18px}code{font-size:12px}
+nav ul{columns:3;font-size:13px;padding-left:18px}
+dl.meta{display:grid;grid-template-columns:max-content minmax(0,1fr) max-content minmax(0,1fr);gap:2px 12px;
+  font-size:12.5px;margin:6px 0 12px}
+dl.meta dt{font-weight:600;color:#444}dl.meta dd{margin:0;overflow-wrap:anywhere}
 """
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -92,18 +98,28 @@ def _td(cell: CellLike) -> str:
 def html_table(header: Sequence[str], rows: Iterable[Sequence[CellLike]]) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def raw_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """A table whose cells are already markup (built only from ``esc``-ed parts)."""
+    """A table whose cells are already markup (built only from ``esc``-ed parts); the last
+    column wraps."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row[:-1]) + f'<td class="wrap">{row[-1]}</td></tr>'
+                   for row in rows)
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def num(text: str) -> Cell:
     return Cell(text, "num")
+
+
+def wrap(text: str) -> Cell:
+    return Cell(text, "wrap")
+
+
+def definition_list(pairs: Iterable[tuple[str, str]]) -> str:
+    return '<dl class="meta">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in pairs) + "</dl>"
 
 
 def note(text: str, warn: bool = False) -> str:
@@ -191,26 +207,35 @@ def _flat(value: Any) -> str:
     return "(not set)" if value is None else str(value)
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p for p in text.split("\n\n") if p.strip()]
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[\u3002\uff1f\uff01\u0964])\s*|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut after each sentence end (Latin, CJK and Devanagari stops) and line break."""
+    return [part for part in SENTENCE_END.split(text) if part.strip()]
+
+
+def differing_part(first: str, text: str) -> str:
+    """``text`` without the sentences it shares with ``first`` at its start and end; an
+    ellipsis marks what was cut."""
+    a, b = sentences(first), sentences(text)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    middle = b[head:len(b) - tail]
+    if not middle:
+        return text
+    return ("... " if head else "") + " ".join(middle) + (" ..." if tail else "")
 
 
 def prompt_texts(record: ItemRecord) -> list[tuple[str, str]]:
-    """(role, text) per prompt: the first in full, the others only the paragraphs that differ
-    from the first (an inverted pair repeats its scenario)."""
-    out: list[tuple[str, str]] = []
-    first: list[str] = []
-    for i, prompt in enumerate(record.prompts):
-        paragraphs = _paragraphs(prompt.user)
-        if i == 0:
-            first = paragraphs
-            out.append((prompt.role, prompt.user))
-            continue
-        shared = 0
-        while shared < min(len(first), len(paragraphs)) - 1 and first[shared] == paragraphs[shared]:
-            shared += 1
-        out.append((prompt.role, "\n\n".join(paragraphs[shared:]) or prompt.user))
-    return out
+    """(role, text) per prompt: the first in full, each other one only where it differs from
+    the first (the prompts of an item repeat its scenario)."""
+    first = record.prompts[0].user if record.prompts else ""
+    return [(p.role, p.user if i == 0 else differing_part(first, p.user)) for i, p in enumerate(record.prompts)]
 
 
 def _question_block(record: ItemRecord, means: Mapping[str, float] | None = None) -> str:
@@ -230,14 +255,16 @@ def _label(record: ItemRecord) -> str:
 
 def metadata_section(outcome: Outcome, metadata: Mapping[str, Any]) -> str:
     models = sorted({r.model for r in outcome.records})
-    rows: list[list[CellLike]] = [
-        ["models answering", ", ".join(models) or "(none)"],
-        ["item x condition results", str(len(outcome.records))],
-        ["suites", ", ".join(sorted({r.suite for r in outcome.records})) or "(none)"],
-        ["languages", ", ".join(sorted({r.language for r in outcome.records})) or "(none)"],
+    pairs = [
+        ("models answering", ", ".join(models) or "(none)"),
+        ("item x condition results", str(len(outcome.records))),
+        ("languages", ", ".join(sorted({r.language for r in outcome.records})) or "(none)"),
+        ("suites", ", ".join(sorted({r.suite for r in outcome.records})) or "(none)"),
     ]
-    rows += [[str(key), _flat(value)] for key, value in metadata.items()]
-    body = html_table(["setting", "value"], rows)
+    pairs += [(str(key), _flat(value)) for key, value in metadata.items()]
+    body = definition_list(pairs)
+    for text in outcome.notes():
+        body += note(f"provider note: {text}", warn=True)
     if outcome.missing:
         body += note(f"{len(outcome.missing)} item(s) failed without sending answers; aggregates cover only the "
                      "items that reported:", warn=True)
@@ -256,16 +283,20 @@ def gate_banner(verdicts: Sequence[Verdict]) -> str:
             f"{rest} not evaluated</div>")
 
 
+VERDICT_ORDER = {FAIL: 0, NOT_EVALUATED: 1, PASS: 2}
+
+
 def gate_rows(verdicts: Sequence[Verdict]) -> list[list[CellLike]]:
+    """One row per verdict, failures first, then not evaluated, then passes."""
     rows: list[list[CellLike]] = []
-    for v in verdicts:
+    for v in sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict]):
         metric = v.gate.metric
         tolerance = "" if v.gate.tolerance is None else f"{v.gate.tolerance:g} pp"
         verdict = v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict
         rows.append([v.suite or "(no suite ran)", v.condition or "", metric, tolerance,
                      num(metric_value_text(metric, v.value) if v.value is not None else ""),
                      num(_ci_text(metric, v.ci_low, v.ci_high)), v.gate.bound_text, v.gate.evidence,
-                     num(str(v.n)), num(p_text(v.p_holm)), Cell(verdict, VERDICT_CLASS[v.verdict]), v.reason])
+                     num(str(v.n)), num(p_text(v.p_holm)), Cell(verdict, VERDICT_CLASS[v.verdict]), wrap(v.reason)])
     return rows
 
 
@@ -394,7 +425,8 @@ def dose_figures(records: Sequence[ItemRecord]) -> str:
     return "".join(
         safe_figure(lambda ladders=ladders: plots.dose_ladders(ladders), f"Dose-response ladders {suite}",
                     f"{suite} / {condition}: mean answer per rung of each ladder; steps against the ladder's "
-                    "direction (reversals, tolerance 0) in red.")
+                    "direction (reversals, tolerance 0) in red; ladders are spread sideways a little so that "
+                    "identical ones stay visible.")
         for (suite, condition), ladders in sorted(by_group.items()))
 
 
@@ -508,6 +540,11 @@ def confident_wrong(records: Sequence[ItemRecord], count: int = WORST_SHOWN) -> 
     return sorted(out, key=lambda row: -max(row[1], 100 - row[1]))[:count]
 
 
+def _raw_answers(record: ItemRecord) -> str:
+    texts = [a.raw if a.raw is not None else f"(error: {a.error})" for a in record.answers()]
+    return f'<div class="q">{esc(" | ".join(texts))}</div>'
+
+
 def _means(record: ItemRecord) -> dict[str, float]:
     return {p.role: p.mean(keep_fifty=True) for p in record.prompts}
 
@@ -564,10 +601,9 @@ def worst_section(outcome: Outcome, keep_fifty: bool) -> str:
     wrong = confident_wrong(outcome.records)
     if wrong:
         body += "<h3>Known-answer items answered wrong most confidently</h3>"
-        body += raw_table(["suite", "item", "domain", "stated P(yes)", "true answer", "raw answers", "question"], [
+        body += raw_table(["suite", "item", "domain", "stated P(yes)", "true answer", "answers as given", "question"], [
             [esc(r.suite), esc(_label(r)), esc(r.domain or ""), esc(plain(p, 1)), esc("yes" if r.outcome else "no"),
-             esc(" | ".join(a.raw if a.raw is not None else f"(error: {a.error})" for a in r.answers())),
-             _question_block(r)] for r, p in wrong])
+             _raw_answers(r), _question_block(r)] for r, p in wrong])
     for agg, records in violating_records(outcome):
         shown = records[:VIOLATIONS_SHOWN]
         more = f", {VIOLATIONS_SHOWN} largest shown" if len(records) > VIOLATIONS_SHOWN else ""

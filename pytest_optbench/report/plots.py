@@ -26,6 +26,7 @@ from ..metrics.axioms import dose_response_steps  # noqa: E402
 from ..metrics.calibration import N_BINS, bin_index  # noqa: E402
 
 DPI = 110
+LADDER_SPREAD = 0.25  # rungs: total sideways spread of the dose-response ladders
 BLUE, RED, GREY, GREEN = "#1f5fa8", "#c62828", "#7a7a7a", "#2e7d32"
 # Quadrants of the valence plane: (x sign, y sign) -> name (README: "How to read it").
 QUADRANTS = {(1, -1): "optimism", (-1, 1): "pessimism", (1, 1): "compound overclaim", (-1, -1): "compound underclaim"}
@@ -253,14 +254,16 @@ def reliability_diagram(p: Sequence[float], y: Sequence[float]) -> bytes:
 
 
 def dose_ladders(ladders: Sequence[Ladder]) -> bytes:
-    """Each ladder's mean answer per rung; steps against its direction drawn in red."""
+    """Each ladder's mean answer per rung; steps against its direction drawn in red. Ladders are
+    spread sideways by up to LADDER_SPREAD / 2 of a rung so that identical ones do not hide."""
     with _figure(7.5, 4.8) as (fig, (ax,)):
         reversals = 0
-        for ladder in ladders:
+        for i, ladder in enumerate(ladders):
             means = np.asarray(ladder.means, dtype=float)
             if means.size < 2 or np.isnan(means).any():
                 continue
-            rungs = np.arange(1, means.size + 1)
+            # Spread ladders sideways a little, so ones with the same answers stay visible.
+            rungs = np.arange(1, means.size + 1) + LADDER_SPREAD * (i / max(1, len(ladders) - 1) - 0.5)
             ax.plot(rungs, means, "-o", ms=3, lw=1, alpha=0.55,
                     color=BLUE if ladder.direction == "increasing" else GREEN)
             for step in np.flatnonzero(dose_response_steps(means, ladder.direction)):
