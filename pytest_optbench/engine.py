@@ -242,14 +242,14 @@ class ApiElicitor:
                     continue
                 stats.failed += remaining
                 suffix = f" (after {attempt} retries)" if attempt else ""
-                self.failures[job.key] = self.provider.redact(str(failure)) + suffix
+                self._fail(job.key, self.provider.redact(str(failure)) + suffix)
                 self.on_progress(stats)
                 return
             except Exception as exc:  # noqa: BLE001 - a provider bug must not kill the run
                 stats.in_flight -= 1
                 await limit.release()
                 stats.failed += remaining
-                self.failures[job.key] = self.provider.redact(_describe(exc))
+                self._fail(job.key, self.provider.redact(_describe(exc)))
                 return
             stats.in_flight -= 1
             await limit.release()
@@ -260,6 +260,11 @@ class ApiElicitor:
             stats.done += len(texts)
             sample, remaining, attempt = sample + len(texts), remaining - len(texts), 0
             self.on_progress(stats)
+
+    def _fail(self, key: str, message: str) -> None:
+        """Remember a request that failed for good, here and for the other workers of this run."""
+        self.failures[key] = message
+        self.store.put_failure(key, self.settings.run_id, message)
 
     def _delay(self, failure: CallFailed, attempt: int) -> float:
         """Retry-After when the server gave one, else capped exponential back-off with jitter."""
@@ -274,16 +279,20 @@ class ApiElicitor:
         if len(stored) < spec.samples and key not in self.failures and not self.settings.offline:
             if not self.owns(key):
                 stored = self._wait_for_peer(key, spec.samples)
-            if len(stored) < spec.samples:
+            if len(stored) < spec.samples and key not in self.failures:
                 self._runner().run(self._run(self.plan([spec], only_own=False)))
                 stored = self.store.get(key)
         return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i)) for i in range(spec.samples)])
 
     def _wait_for_peer(self, key: str, samples: int) -> dict[int, StoredAnswer]:
-        """Another worker owns this prompt and is probably eliciting it right now."""
+        """Another worker owns this prompt and is probably eliciting it right now; stop
+        waiting when it has the answers, or when it gave up on them (never ask again then)."""
         deadline = time.monotonic() + self.settings.peer_wait
         stored = self.store.get(key)
         while len(stored) < samples and time.monotonic() < deadline:
+            if (message := self.store.failure(key, self.settings.run_id)) is not None:
+                self.failures[key] = message
+                break
             time.sleep(0.2)
             stored = self.store.get(key)
         return stored

@@ -112,6 +112,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     get_run(session.config).items = [i for i in session.items if isinstance(i, OptbenchItem)]
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
+    """On every process that runs items (serial run, each xdist worker): prefetch first."""
+    run = get_run(session.config)
+    # The xdist controller collects nothing, so only processes that run items get here.
+    if run.items and not session.config.option.collectonly:
+        run.prefetch(model_fixture_overridden(run.items[0]))
+    return (yield)
+
+
+def model_fixture_overridden(item: pytest.Item) -> bool:
+    """True when a conftest.py (or another plugin) defines its own ``optbench_model``."""
+    definitions = item.session._fixturemanager.getfixturedefs("optbench_model", item) or ()
+    return bool(definitions) and getattr(definitions[-1].func, "__module__", "") != __name__
+
+
 @pytest.fixture(scope="session")
 def optbench_model(pytestconfig: pytest.Config) -> Any:
     """The model under test. Override it in conftest.py to audit your own prompt or pipeline:

@@ -93,16 +93,21 @@ class OptbenchRun:
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.worker,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
 
+    def prefetch(self, model_overridden: bool) -> None:
+        """Elicit this process's share of every selected prompt before the items run.
+
+        Every process does it at the start of its test loop, whether or not it will be
+        given items, so that no xdist worker waits for a share nobody fetches. Nothing is
+        asked when a conftest overrides the model fixture: the items use that model.
+        """
+        if self.elicitor is not None and self.items and not model_overridden:
+            self.elicitor.prefetch([s for item in self.items for s in item.specs])
+
     def elicit(self, model: Any, specs: list[PromptSpec]) -> list[PromptRecord]:
         """Answers for one item: from the engine for the --model provider, directly otherwise."""
         if self.elicitor is not None and model is self.model:
-            if not self._prefetched:
-                self._prefetched = True
-                self.elicitor.prefetch([s for item in self.items for s in item.specs])
             return [self.elicitor.record(spec) for spec in specs]
         return elicit(as_model(model), specs)
-
-    _prefetched = False
 
     def provider_notes(self) -> list[str]:
         return list(getattr(self.model, "notes", []))

@@ -31,6 +31,14 @@ CREATE TABLE IF NOT EXISTS answers (
     created REAL NOT NULL,
     PRIMARY KEY (key, sample)
 );
+-- Requests that failed for good in one session, so that the other xdist workers of that
+-- session stop waiting for them. Never consulted by a later session: errors are not cached.
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (key, run_id)
+);
 """
 
 
@@ -120,6 +128,14 @@ class ResponseStore:
             if cursor.rowcount:
                 written.append(first_sample + offset)
         return written
+
+    def put_failure(self, key: str, run_id: str, message: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO failures (key, run_id, message) VALUES (?, ?, ?)",
+                         (key, run_id, message))
+
+    def failure(self, key: str, run_id: str) -> str | None:
+        row = self._db.execute("SELECT message FROM failures WHERE key=? AND run_id=?", (key, run_id)).fetchone()
+        return row[0] if row else None
 
     def close(self) -> None:
         self._db.close()

@@ -125,9 +125,10 @@ class FakeAPI:
             messages = body.get("messages", [])
             user = next((m["content"] for m in messages if m.get("role") == "user"), "")
             system = body.get("system", "")
+            # The SDK sends the key as x-api-key (older releases) or as a bearer token.
+            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization", "")
             request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
-                                  user if isinstance(user, str) else json.dumps(user), body,
-                                  handler.headers.get("x-api-key", ""))
+                                  user if isinstance(user, str) else json.dumps(user), body, credential)
         else:
             return self._send(handler, 404, {"error": {"message": f"no route {path}"}})
         with self._lock:
