@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import base64
 import math
-import os
 import re
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +30,11 @@ from ..metrics.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..outcome import Outcome
 from ..records import ItemRecord
 from . import plots
-from .terminal import KEY_CHANGE_METRICS, SIGNED_PP, UNSIGNED_PP, formatter, interval, metric_value_text, p_text, plain, signed
+from .json_report import write_text
+from .terminal import (
+    KEY_CHANGE_METRICS, SIGNED_PP, UNSIGNED_PP, failure_sentences, formatter, interval, metric_value_text,
+    not_evaluated_sentences, p_text, plain, signed,
+)
 
 EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
 WORST_SHOWN = 10  # rows per "worst items" table
@@ -59,7 +61,7 @@ td.ne{background:#fff4cc;color:#6b5500}
 .banner{padding:10px 14px;border-radius:6px;font-weight:600;margin:10px 0}
 .banner.fail{background:#fbe0e0;color:#8b1111}.banner.pass{background:#dff3e3;color:#14532d}
 .banner.ne{background:#eef1f4;color:#333}
-.note{color:#555;font-size:12.5px;margin:4px 0}.warn{color:#8a5a00}
+.note{color:#555;font-size:12.5px;margin:4px 0}.note.warn{color:#8a5a00}.note.fail{color:#8b1111;font-weight:600}
 .q{white-space:pre-wrap;font-size:12px;margin:2px 0;max-width:620px}.q b{color:#444}
 figure{margin:10px 0 18px}figure img{max-width:100%;height:auto;border:1px solid #e3e3e3}
 figcaption{font-size:12.5px;color:#555;max-width:900px}
@@ -114,10 +116,6 @@ def num(text: str) -> Cell:
     return Cell(text, "num")
 
 
-def wrap(text: str) -> Cell:
-    return Cell(text, "wrap")
-
-
 def definition_list(pairs: Iterable[tuple[str, str]]) -> str:
     return '<dl class="meta">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in pairs) + "</dl>"
 
@@ -159,17 +157,8 @@ def document(title: str, sections: Sequence[tuple[str, str, str]], header: str) 
 
 
 def write_html(path: Path, text: str) -> None:
-    """Write atomically, so a crash never leaves half a report where a good one was."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically (see ``json_report.write_text``)."""
+    write_text(Path(path), text)
 
 
 # --------------------------------------------------------------------------- small data helpers
@@ -296,7 +285,7 @@ def gate_rows(verdicts: Sequence[Verdict]) -> list[list[CellLike]]:
         rows.append([v.suite or "(no suite ran)", v.condition or "", metric, tolerance,
                      num(metric_value_text(metric, v.value) if v.value is not None else ""),
                      num(_ci_text(metric, v.ci_low, v.ci_high)), v.gate.bound_text, v.gate.evidence,
-                     num(str(v.n)), num(p_text(v.p_holm)), Cell(verdict, VERDICT_CLASS[v.verdict]), wrap(v.reason)])
+                     num(str(v.n)), num(p_text(v.p_holm)), Cell(verdict, VERDICT_CLASS[v.verdict])])
     return rows
 
 
@@ -304,8 +293,10 @@ def gates_section(verdicts: Sequence[Verdict]) -> str:
     if not verdicts:
         return ""
     header = ["suite", "condition", "metric", "tolerance", "estimate", "95% CI", "bound", "evidence", "n",
-              "p (Holm)", "verdict", "reason"]
-    return html_table(header, gate_rows(verdicts)) + note(
+              "p (Holm)", "verdict"]
+    sentences = "".join(f'<p class="note fail">{esc(s)}</p>' for s in failure_sentences(verdicts))
+    sentences += "".join(note(s, warn=True) for s in not_evaluated_sentences(verdicts))
+    return sentences + html_table(header, gate_rows(verdicts)) + note(
         "evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it. "
         "p (Holm): the aggregate's own test, adjusted over every evaluated gate.")
 
@@ -782,10 +773,21 @@ def language_compare_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
             for language, by_run in sorted(by_language.items())]
 
 
+def unique_labels(labels: Sequence[str]) -> list[str]:
+    """The labels, with " (2)", " (3)"... added to repeats (two runs of one model)."""
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for label in labels:
+        seen[label] += 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
 def build_compare_html(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """Several JSON reports side by side: one valence point and one column of key metrics per run."""
-    loaded = [CompareRun(label, data, [ItemRecord.from_dict(i) for i in data.get("items", [])]) for label, data in runs]
-    labels = [run.label for run in loaded]
+    labels = unique_labels([label for label, _ in runs])
+    loaded = [CompareRun(label, data, [ItemRecord.from_dict(i) for i in data.get("items", [])])
+              for label, (_, data) in zip(labels, runs)]
     valence = {run.label: v for run in loaded if (v := headline_valence(run)) is not None}
     headline = _headline_rows(loaded, valence)
     metric_rows = key_metric_rows(loaded)

@@ -45,10 +45,19 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
 def write_text(path: Path, text: str) -> None:
     """Write atomically, so a crash never leaves half a report where a good one was."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    # mkstemp makes the file private; a report is an ordinary file (or keeps the old one's mode)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_report(path: Path, report: dict[str, Any]) -> None:

@@ -1,8 +1,9 @@
 """The HTML report's figures: plain data in, PNG bytes out.
 
-Pure apart from matplotlib (Agg backend, no display needed). Every function builds one
-figure, renders it to PNG without the "Software" metadata chunk (it names a URL, and the
-report must not), and closes it.
+Pure apart from matplotlib, used through its object API (``Figure`` with the Agg canvas,
+never pyplot): no display is needed and the user's own pyplot state and backend are left
+alone. Every function builds one figure and renders it to PNG without the "Software"
+metadata chunk (it names a URL, and the report must not).
 """
 
 from __future__ import annotations
@@ -13,17 +14,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ..metrics.axioms import dose_response_steps  # noqa: E402
-from ..metrics.calibration import N_BINS, bin_index  # noqa: E402
+from ..metrics.axioms import dose_response_steps
+from ..metrics.calibration import N_BINS, bin_index
 
 DPI = 110
 LADDER_SPREAD = 0.25  # rungs: total sideways spread of the dose-response ladders
@@ -68,11 +66,10 @@ class Ladder:
 
 @contextmanager
 def _figure(width: float, height: float, rows: int = 1, **kw: object) -> Iterator[tuple[Figure, list[Axes]]]:
-    fig, axes = plt.subplots(rows, 1, figsize=(width, height), dpi=DPI, squeeze=False, **kw)  # type: ignore[arg-type]
-    try:
-        yield fig, list(axes[:, 0])
-    finally:
-        plt.close(fig)
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, 1, squeeze=False, **kw)  # type: ignore[arg-type]
+    yield fig, list(axes[:, 0])
 
 
 def _png(fig: Figure) -> bytes:
@@ -116,10 +113,10 @@ def valence_plane(points: Sequence[ValencePoint]) -> bytes:
         ax.axhline(0, color="black", lw=0.8)
         ax.axvline(0, color="black", lw=0.8)
         ax.plot([-limit, limit], [limit, -limit], ls="--", color=GREY, lw=1)
-        ax.text(-limit * 0.55, limit * 0.55, "Skew = 0  (d+ + d- = 0)", rotation=-45, color=GREY,
+        ax.text(-limit * 0.5, limit * 0.56, "Skew = 0  (d+ + d- = 0)", rotation=-45, color=GREY,
                 fontsize=8, ha="center", va="bottom", rotation_mode="anchor")
         _quadrant_labels(ax, limit)
-        colors = plt.get_cmap("tab10" if len(points) <= 10 else "tab20")
+        colors = colormaps["tab10" if len(points) <= 10 else "tab20"]
         for i, p in enumerate(points):
             if not (_finite(p.delta_plus) and _finite(p.delta_minus)):
                 continue

@@ -20,7 +20,8 @@ VERDICT_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow"}
 def signed(value: float | None, digits: int = 1) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
-    return f"{value:+.{digits}f}"
+    text = f"{value:+.{digits}f}"
+    return "+" + text[1:] if float(text) == 0 else text  # no "-0.0"
 
 
 def plain(value: float | None, digits: int = 3) -> str:

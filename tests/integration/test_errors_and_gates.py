@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SKEW_GATE, pair_suite
+from conftest import pair_suite
 
 SPY_CONFTEST = """
     import pathlib

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
