@@ -40,7 +40,8 @@ How answers are made (pp = percentage points, every answer an integer 1-99):
   violating value 8-12 pp beyond the bound.
 * ``dose_response``: rungs move 10 pp in the item's direction; each adjacent step is reversed
   with the profile's dose rate.
-* Each answer: ``refusal_rate`` of answers are exactly 50 (refusals by the spec's rule),
+* Each answer: ``refusal_rate`` of inverted-pair answers are exactly 50 (refusals by the
+  spec's rule; other kinds get none, since there a 50 counts as an answer),
   ``prose_refusal_rate`` are a sentence with no number; the rest come in varied styles
   ("65", "About 65%.", '{"probability": 65}', "65/100", ...). Accidental 50s are nudged to
   49 or 51 so that only planted refusals are 50.
@@ -228,7 +229,9 @@ class SimulatedModel:
         rng = _rng(self.seed, "sample", self.name, meta.get("suite"), meta.get("item"),
                    meta.get("condition"), meta.get("role"), prompt.sample)
         draw = rng.random()
-        if draw < self.profile.refusal_rate:
+        # Planted 50s only where the spec reads them as refusals (inverted pairs); elsewhere a
+        # 50 is an answer and would move the planted axiom and calibration figures.
+        if draw < self.profile.refusal_rate and meta.get("kind") == "inverted_pair":
             return "50"
         if draw < self.profile.refusal_rate + self.profile.prose_refusal_rate:
             return _PROSE_REFUSAL

@@ -66,7 +66,7 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
     sections = [
         ("Skew of inverted pairs (pp)", skew_table(outcome.aggregates, with_domains=verbose)),
         ("known-answer items", binary_table(outcome.aggregates)),
-        ("coherence", coherence_table(outcome.aggregates)),
+        ("axiom violations (n = checks)", coherence_table(outcome.aggregates, every_tolerance=verbose)),
         ("condition effects against base (pp)", effects_table(outcome.aggregates)),
         (f"changes against the baseline {run.baseline_display} (paired by item)",
          change_table(outcome.comparison) if outcome.comparison else []),

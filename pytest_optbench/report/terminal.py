@@ -101,19 +101,23 @@ def skew_table(aggregates: Sequence[Aggregate], with_domains: bool = False) -> l
         dm = index[(suite, condition, "delta_minus", None)]
         refusal = index.get((suite, condition, "refusal_rate", None))
         parse = index.get((suite, condition, "parse_rate", None))
+        complement = index.get((suite, condition, "complement_violation", None))
+        calibration = index.get((suite, condition, "calibration_error", None))
         rows.append([
             suite, condition, str(skew.n), signed(skew.value), interval(skew.ci_low, skew.ci_high),
             p_text(skew.p_value), signed(dp.value), signed(dm.value), str(skew.detail.get("quadrant", "")),
+            plain(complement.value, 1) if complement else "", plain(calibration.value, 1) if calibration else "",
             plain(refusal.value, 2) if refusal else "n/a", plain(parse.value, 2) if parse else "n/a",
         ])
         if with_domains:
             for a in sorted((a for a in aggregates if a.suite == suite and a.condition == condition
                              and a.metric == "skew" and a.domain), key=lambda a: a.domain or ""):
                 rows.append([f"  {a.domain}", "", str(a.n), signed(a.value), interval(a.ci_low, a.ci_high),
-                             p_text(a.p_value), "", "", "", "", ""])
+                             p_text(a.p_value), "", "", "", "", "", "", ""])
     if not rows:
         return []
-    header = ["suite", "condition", "n", "skew", "95% CI", "p", "d+", "d-", "quadrant", "refusal", "parse"]
+    header = ["suite", "condition", "n", "skew", "95% CI", "p", "d+", "d-", "quadrant", "|sum-100|", "vs stated",
+              "refusal", "parse"]
     return table(header, rows)
 
 
@@ -127,15 +131,19 @@ def binary_table(aggregates: Sequence[Aggregate]) -> list[str]:
     ])
 
 
-def coherence_table(aggregates: Sequence[Aggregate]) -> list[str]:
-    """Axiom violation rates (tolerance 0) and the pair-level coherence numbers."""
-    rows = []
-    for a in sorted(aggregates, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0)):
-        if a.domain is None and (a.metric.endswith("_violation_rate")
-                                 or a.metric in ("complement_violation", "calibration_error")):
-            tolerance = "" if a.tolerance is None else f"{a.tolerance:g}"
-            rows.append([a.suite, a.condition, a.metric, tolerance, str(a.n),
-                         metric_value_text(a.metric, a.value, a.ci_low, a.ci_high)])
+def coherence_table(aggregates: Sequence[Aggregate], every_tolerance: bool = False) -> list[str]:
+    """Axiom violation rates; at the largest tolerance computed (a gate's), or at each."""
+    violations = [a for a in aggregates if a.domain is None and a.metric.endswith("_violation_rate")]
+    if not every_tolerance:
+        widest: dict[tuple[str, str, str], Aggregate] = {}
+        for a in violations:
+            key = (a.suite, a.condition, a.metric)
+            if key not in widest or (a.tolerance or 0) > (widest[key].tolerance or 0):
+                widest[key] = a
+        violations = list(widest.values())
+    rows = [[a.suite, a.condition, a.metric, f"{a.tolerance or 0:g}", str(a.n),
+             metric_value_text(a.metric, a.value, a.ci_low, a.ci_high)]
+            for a in sorted(violations, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0))]
     return table(["suite", "condition", "metric", "tol. pp", "n", "estimate [95% CI]"], rows) if rows else []
 
 
