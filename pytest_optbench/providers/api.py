@@ -163,7 +163,14 @@ class ApiProvider:
         return self._loop
 
     def close(self) -> None:
+        """Close the SDK's HTTP client on the loop that opened it, then the loop."""
         if self._loop is not None:
+            client = getattr(self, "client", None)
+            if client is not None and hasattr(client, "close"):
+                try:
+                    self._loop.run(client.close())
+                except Exception:  # noqa: BLE001 - closing must never fail a finished run
+                    pass
             self._loop.close()
             self._loop = None
 

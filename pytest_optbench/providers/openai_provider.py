@@ -50,8 +50,8 @@ class OpenAIProvider(ApiProvider):
                 "messages": [{"role": "system", "content": request.system},
                              {"role": "user", "content": request.user}],
             }
-            if request.n > 1:
-                params["n"] = request.n
+            if min(request.n, self.max_n) > 1:
+                params["n"] = min(request.n, self.max_n)
             if self.send_temperature:
                 params["temperature"] = request.temperature
             if request.max_tokens:
@@ -81,7 +81,7 @@ class OpenAIProvider(ApiProvider):
         if request.n > 1 and re.search(r"\bn\b", text):
             self.max_n = 1
             self.note(f"{self.model}: the server rejected n > 1, so each sample is its own request")
-            raise CallFailed("the server does not take n > 1", retryable=True, retry_after=0.0)
+            return True  # asked again at once with n = 1; the engine requests the rest
         return False
 
     def _failure(self, exc: BaseException) -> CallFailed:

@@ -58,8 +58,8 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
                       f"({usage['input_tokens']:,} input + {usage['output_tokens']:,} output tokens), "
                       f"{usage['from_store']:,} read from the response store")
     if usage["failed_calls"]:
-        tr.write_line(f"{usage['failed_calls']:,} answer(s) failed after retries; they count in error_rate and "
-                      "their items failed", red=True)
+        tr.write_line(f"{usage['failed_calls']:,} answer(s) failed (after the retries that could help); they count "
+                      "in error_rate and their items failed", red=True)
     for note in outcome.notes():
         tr.write_line(f"note: {note}", yellow=True)
     verbose = tr.config.getoption("verbose") > 0

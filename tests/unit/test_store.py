@@ -166,6 +166,18 @@ def test_store_persists_across_reopen(tmp_path):
         second.close()
 
 
+def test_failures_are_kept_per_session_and_never_as_answers(store):
+    key = key_of()
+    assert store.failure(key, "run-1") is None
+    store.put_failure(key, "run-1", "openai: HTTP 401: Incorrect API key provided")
+    assert store.failure(key, "run-1") == "openai: HTTP 401: Incorrect API key provided"
+    assert store.failure(key, "run-2") is None  # a later session asks again: errors are not cached
+    assert store.failure(key_of(user="other"), "run-1") is None
+    assert store.get(key) == {} and store.count([key]) == {key: 0}
+    store.put_failure(key, "run-1", "openai: HTTP 500 (after 6 retries)")  # the last word counts
+    assert store.failure(key, "run-1") == "openai: HTTP 500 (after 6 retries)"
+
+
 # --------------------------------------------------------------------------- sharing, errors
 
 
@@ -181,6 +193,8 @@ def test_two_stores_on_one_file_see_each_others_writes(tmp_path):
         got = a.get(key)
         assert got[0].text == "from-a" and got[1].text == "from-b-1"
         assert a.count([key]) == {key: 2}
+        a.put_failure(key_of(user="x"), "run", "HTTP 401")
+        assert b.failure(key_of(user="x"), "run") == "HTTP 401"  # how xdist workers share failures
     finally:
         a.close()
         b.close()

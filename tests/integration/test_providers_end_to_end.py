@@ -1,0 +1,197 @@
+"""Real providers end to end: pytest in a subprocess (serially and with -n 2) against a FakeAPI
+started in this process, on loopback, through the official SDKs and the response store."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import Run, pair_suite
+
+from pytest_optbench.testing import FakeAPI
+
+SECRET = "sk-test-SECRET-abc123XYZ"
+ANTHROPIC_SECRET = "sk-ant-test-SECRET-def456UVW"
+ITEMS = 3
+PROMPTS, SAMPLES = 2 * ITEMS, 3  # pair_suite: two prompts per item, three samples each
+ANSWERS = PROMPTS * SAMPLES
+
+
+@pytest.fixture
+def secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_SECRET)
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def api(secrets):
+    with FakeAPI() as server:
+        yield server
+
+
+def run(optbench, server: FakeAPI, *args: str, store: str = "store", model: str = "openai:fake-model") -> Run:
+    """``optbench.run`` (serial or ``-n 2``) with the provider options and a store directory
+    shared by the runs of one test. Unrelated heavy plugins are left out to save start-up time."""
+    url = server.anthropic_url if model.startswith("anthropic:") else server.openai_url
+    return optbench.run(
+        "--model", model, "--base-url", url, "--optbench-cache-dir", str(optbench.pytester.path / store),
+        "-p", "no:hypothesispytest", "-p", "no:benchmark", *args,
+    )
+
+
+def input_tokens(requests) -> int:
+    """FakeAPI's stand-in tokenizer: a quarter of the characters of system + user."""
+    return sum(max(1, len(r.system + r.user) // 4) for r in requests)
+
+
+def every_answer(report) -> list[dict]:
+    return [a for item in report["items"] for p in item["prompts"] for a in p["answers"]]
+
+
+def assert_no_secret(pytester: pytest.Pytester, runs: list[Run], secret: str) -> None:
+    """Neither the key nor a telling piece of it in the output, the report or the store files."""
+    fragments = (secret, secret.removeprefix("sk-"), secret[-12:])
+    for run_ in runs:
+        assert run_.report is not None
+        for fragment in fragments:
+            assert fragment not in run_.text
+            assert fragment not in json.dumps(run_.report)
+    store_files = [p for p in pytester.path.rglob("responses.sqlite*") if p.is_file()]
+    assert any(p.name == "responses.sqlite" for p in store_files)
+    assert sum(p.stat().st_size for p in store_files) > 4096  # answers were written
+    for path in store_files:
+        data = path.read_bytes()
+        for fragment in fragments:
+            assert fragment.encode() not in data, path
+            assert fragment.encode("utf-16-le") not in data, path
+
+
+# --------------------------------------------------------------------------- clean runs
+
+
+def test_clean_run_pays_once_and_the_second_run_reads_the_store(optbench, api):
+    """Serial and -n 2 both start from a fresh store and make exactly PROMPTS requests: with
+    -n 2 each prompt is asked by one worker, not by both."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    first = run(optbench, api)
+    assert first.ret == 0, first.text
+    first.result.assert_outcomes(passed=ITEMS)
+    assert len(api.requests) == PROMPTS  # n=3: one request per prompt
+    assert sorted(r.n for r in api.requests) == [SAMPLES] * PROMPTS
+    assert len({r.user for r in api.requests}) == PROMPTS  # none asked twice
+    assert first.report["run"]["usage"] == {
+        "answers": ANSWERS, "failed_calls": 0, "unparsed": 0, "from_store": 0, "paid_this_run": ANSWERS,
+        "input_tokens": input_tokens(api.requests), "output_tokens": 2 * ANSWERS}
+    assert f"answers {ANSWERS}: {ANSWERS} paid for in this run ({input_tokens(api.requests)} input + " \
+           f"{2 * ANSWERS} output tokens), 0 read from the response store" in first.text
+    assert all(a["cached"] is False and a["error"] is None and a["value"] is not None
+               for a in every_answer(first.report))
+    assert first.report["run"]["model"] == "openai:fake-model"
+    assert {item["model"] for item in first.report["items"]} == {"openai:fake-model"}
+
+    second = run(optbench, api)
+    assert second.ret == 0, second.text
+    second.result.assert_outcomes(passed=ITEMS)
+    assert len(api.requests) == PROMPTS  # nothing was asked again
+    assert second.report["run"]["usage"] == {
+        "answers": ANSWERS, "failed_calls": 0, "unparsed": 0, "from_store": ANSWERS, "paid_this_run": 0,
+        "input_tokens": 0, "output_tokens": 0}
+    assert f"answers {ANSWERS}: 0 paid for in this run (0 input + 0 output tokens), {ANSWERS} read from " \
+           "the response store" in second.text
+    assert all(a["cached"] is True for a in every_answer(second.report))
+    assert second.report["aggregates"] == first.report["aggregates"]
+
+
+def test_anthropic_run_one_request_per_sample(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    result = run(optbench, api, model="anthropic:claude-fake")
+    assert result.ret == 0, result.text
+    result.result.assert_outcomes(passed=2)
+    assert len(api.requests) == 4 * SAMPLES  # the Messages API has no n
+    assert all(r.api == "anthropic" and r.body["max_tokens"] == 64 and r.body["temperature"] == 0.7
+               for r in api.requests)
+    usage = result.report["run"]["usage"]
+    assert usage["paid_this_run"] == usage["answers"] == 4 * SAMPLES
+    assert usage["input_tokens"] == input_tokens(api.requests) and usage["output_tokens"] == 2 * 4 * SAMPLES
+    assert_no_secret(optbench.pytester, [result], ANTHROPIC_SECRET)
+
+
+def test_garbage_answers_lower_parse_rate_but_items_pass(optbench, secrets):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    with FakeAPI(answer=lambda request, index: "no idea") as server:
+        result = run(optbench, server)
+    assert result.ret == 0, result.text
+    result.result.assert_outcomes(passed=2)
+    assert result.aggregate("parse_rate")["value"] == 0.0
+    assert result.aggregate("error_rate")["value"] == 0.0
+    usage = result.report["run"]["usage"]
+    assert usage["unparsed"] == usage["paid_this_run"] == 12 and usage["failed_calls"] == 0
+    assert all(a["raw"] == "no idea" and a["value"] is None and a["reason"] and a["error"] is None
+               for a in every_answer(result.report))
+
+
+def test_429_storm_with_retry_after_succeeds(optbench, secrets):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    with FakeAPI(faults=["429"] * 5, retry_after="1") as server:
+        result = run(optbench, server)
+        requests = len(server.requests)
+    assert result.ret == 0, result.text
+    result.result.assert_outcomes(passed=ITEMS)
+    assert requests == PROMPTS + 5  # each 429 was retried once; nothing else was asked twice
+    usage = result.report["run"]["usage"]
+    assert usage["failed_calls"] == 0 and usage["paid_this_run"] == ANSWERS
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_offline_on_an_empty_store_names_what_is_missing(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    result = run(optbench, api, "--optbench-offline")
+    assert api.requests == []
+    assert result.ret == 1
+    result.result.assert_outcomes(failed=2)
+    assert "suites/pairs.yaml::item-01: 6 of 6 model calls failed; first: not in the response store " \
+           "(--optbench-offline)" in result.text
+    assert "Traceback" not in result.text
+    assert result.report["run"]["engine"]["offline"] is True
+    assert result.report["run"]["usage"]["failed_calls"] == 12
+
+
+def test_corrupt_store_is_a_usage_error_in_one_sentence(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    path = optbench.pytester.path / "store" / "responses.sqlite"
+    path.parent.mkdir()
+    path.write_bytes(b"\x00\x01garbage, not SQLite\xff" * 100)
+    result = run(optbench, api)
+    assert result.ret == 4, result.text  # a usage error, before any item runs
+    assert api.requests == []
+    lines = [line for line in result.text.splitlines() if "responses.sqlite" in line]
+    assert lines == [f"ERROR: {path}: the response store is not a readable SQLite database (file is not a "
+                     "database); move it away or choose another --optbench-cache-dir."]
+    assert "Traceback" not in result.text
+    assert result.report is None
+
+
+def test_auth_error_fails_items_is_not_retried_and_the_key_never_leaks(optbench, secrets):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    with FakeAPI() as server:
+        good = run(optbench, server)
+        assert good.ret == 0, good.text
+        assert {r.authorization for r in server.requests} == {f"Bearer {SECRET}"}  # the key was sent
+    # The key is revoked; new prompts (another temperature) fail, into the same store.
+    with FakeAPI(fault_for=lambda r: "auth") as server:
+        bad = run(optbench, server, "--temperature", "0.2")
+        asked = [r.user for r in server.requests]
+        assert {r.authorization for r in server.requests} == {f"Bearer {SECRET}"}
+    assert len(asked) == len(set(asked)) == PROMPTS  # one request per prompt: a 401 is never retried
+    assert bad.ret == 1
+    bad.result.assert_outcomes(failed=ITEMS)
+    assert "suites/pairs.yaml::item-00: 6 of 6 model calls failed; first: openai: HTTP 401" in bad.text
+    assert "Traceback" not in bad.text
+    assert bad.report["run"]["usage"]["failed_calls"] == ANSWERS
+    assert f"{ANSWERS} answer(s) failed after retries" in bad.text
+    assert all(a["error"].startswith("openai: HTTP 401") and a["raw"] is None for a in every_answer(bad.report))
+    assert_no_secret(optbench.pytester, [good, bad], SECRET)
