@@ -192,6 +192,6 @@ def test_auth_error_fails_items_is_not_retried_and_the_key_never_leaks(optbench,
     assert "suites/pairs.yaml::item-00: 6 of 6 model calls failed; first: openai: HTTP 401" in bad.text
     assert "Traceback" not in bad.text
     assert bad.report["run"]["usage"]["failed_calls"] == ANSWERS
-    assert f"{ANSWERS} answer(s) failed after retries" in bad.text
+    assert f"{ANSWERS} answer(s) failed (after the retries that could help)" in bad.text
     assert all(a["error"].startswith("openai: HTTP 401") and a["raw"] is None for a in every_answer(bad.report))
     assert_no_secret(optbench.pytester, [good, bad], SECRET)
