@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from .metrics import axioms
 from .metrics import calibration as cal
@@ -282,7 +281,9 @@ def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, bas
                                                       group.options.n_resamples)
     yes, no = p[y == 1], p[y == 0]
     if yes.size and no.size:
-        out["auc"] = float(scipy_stats.mannwhitneyu(yes, no, alternative="two-sided").pvalue)
+        from scipy.stats import mannwhitneyu
+
+        out["auc"] = float(mannwhitneyu(yes, no, alternative="two-sided").pvalue)
     return out
 
 

@@ -146,7 +146,10 @@ class AdaptiveLimit:
                     self.resume_at = max(self.resume_at, now + pause)
             else:
                 self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
-            self._changed.notify_all()
+            if rate_limited and pause:
+                self._changed.notify_all()  # sleepers re-read resume_at
+            else:  # wake only as many waiters as there are free slots (no thundering herd)
+                self._changed.notify(max(1, int(self.limit) - self.in_flight))
 
 
 @dataclass(frozen=True)

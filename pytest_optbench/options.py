@@ -84,7 +84,8 @@ def add_options(parser: pytest.Parser) -> None:
                     default=10_000, metavar="N", help="bootstrap resamples per CI (default 10000)")
     engine = parser.getgroup("optbench-engine", "pytest-optbench elicitation (API providers)")
     engine.addoption("--concurrency", dest="optbench_concurrency", type=_positive_int, default=16, metavar="N",
-                     help="requests in flight at once, per process (default 16; halved on each 429)")
+                     help="requests in flight at once, shared by xdist workers (default 16; halved on "
+                          "each 429)")
     engine.addoption("--max-tokens", dest="optbench_max_tokens", type=_positive_int, metavar="N",
                      help="token limit per answer (default: none for OpenAI, 64 for Anthropic)")
     engine.addoption("--optbench-retries", dest="optbench_retries", type=_int, default=6, metavar="N",

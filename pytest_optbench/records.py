@@ -6,7 +6,7 @@ test report and are written verbatim into the JSON report.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -84,7 +84,12 @@ class ItemRecord:
         return [a.error for a in self.answers() if a.error]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Like ``dataclasses.asdict``, several times faster (it runs once per item)."""
+        data = dict(self.__dict__)
+        data["notes"] = list(self.notes)
+        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [dict(a.__dict__) for a in p.answers]}
+                           for p in self.prompts]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemRecord:

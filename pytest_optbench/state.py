@@ -89,7 +89,9 @@ class OptbenchRun:
                                                        self.options.seed))
         if isinstance(self.model, ApiProvider):
             store = ResponseStore(self.options.cache_dir / "responses.sqlite")
-            settings = replace(self.options.engine, run_id=self.run_id)
+            # --concurrency is for the whole run: xdist workers share it (a rate limit is too).
+            per_worker = max(1, -(-self.options.engine.concurrency // self.worker[1]))
+            settings = replace(self.options.engine, run_id=self.run_id, concurrency=per_worker)
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.worker,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
 

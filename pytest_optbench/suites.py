@@ -110,8 +110,9 @@ class _LineDict(dict):  # type: ignore[type-arg]
     line: int = 0
 
 
-class _SuiteLoader(yaml.SafeLoader):
-    """Safe loader that records lines and rejects duplicate keys (PyYAML keeps the last)."""
+class _SuiteLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe loader (libyaml's when present) that records lines and rejects duplicate keys
+    (PyYAML keeps the last)."""
 
 
 def _construct_mapping(loader: _SuiteLoader, node: yaml.MappingNode) -> _LineDict:

@@ -66,6 +66,9 @@ class FakeAPI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # http.server sends headers and body apart: with Nagle on, every answer waits
+            # ~40 ms on loopback for the client's delayed ACK.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -76,6 +79,7 @@ class FakeAPI:
                 api._handle(self, raw)
 
         class QuietServer(ThreadingHTTPServer):
+            request_queue_size = 128  # a burst of concurrent connections must not overflow
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass  # clients that time out and hang up are part of the tests
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
-from scipy.stats import norm
 
 from .stats import BATCH_CELLS, CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Interval
 
@@ -48,6 +47,8 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE, esti
     if estimate is None or not np.isfinite(estimate):
         low, high = np.quantile(values, [alpha, 1 - alpha])
         return Interval(float(low), float(high), "percentile")
+    from scipy.stats import norm  # on first use (see stats._scipy_stats)
+
     share = (np.count_nonzero(values < estimate) + 0.5 * np.count_nonzero(values == estimate)) / values.size
     z0 = norm.ppf(np.clip(share, 1 / (values.size + 1), values.size / (values.size + 1)))
     z = norm.ppf([alpha, 1 - alpha])

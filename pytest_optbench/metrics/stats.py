@@ -7,7 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+def _scipy_stats():  # type: ignore[no-untyped-def]
+    """SciPy's stats, imported on first use: pytest loads this plugin in every run, and most
+    runs never score anything."""
+    from scipy import stats
+
+    return stats
+
 
 CONFIDENCE = 0.95
 DEFAULT_RESAMPLES = 10_000
@@ -47,7 +54,7 @@ def bootstrap_ci(
     for method in ("BCa", "percentile"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # DegenerateDataWarning: handled by the fallback
-            result = stats.bootstrap(
+            result = _scipy_stats().bootstrap(
                 (data,), statistic, n_resamples=n_resamples, confidence_level=confidence,
                 method=method, rng=rng, vectorized=True, axis=-1,
                 batch=max(1, BATCH_CELLS // data.size),
@@ -78,14 +85,14 @@ def wilcoxon_p(values: np.ndarray) -> float:
     method = "exact" if values.size <= 50 and not ties else "asymptotic"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(stats.wilcoxon(values, zero_method="wilcox", alternative="two-sided", method=method).pvalue)
+        return float(_scipy_stats().wilcoxon(values, zero_method="wilcox", alternative="two-sided", method=method).pvalue)
 
 
 def proportion_ci(successes: int, trials: int, confidence: float = CONFIDENCE) -> Interval:
     """Exact (Clopper-Pearson) interval for a rate."""
     if trials <= 0:
         return NO_INTERVAL
-    ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
+    ci = _scipy_stats().binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
     return Interval(float(ci.low), float(ci.high), "clopper-pearson")
 
 
@@ -125,7 +132,7 @@ def sign_test_p(differences: np.ndarray) -> float:
     d = d[~np.isnan(d) & (d != 0)]
     if d.size == 0:
         return 1.0
-    return float(stats.binomtest(int((d > 0).sum()), int(d.size), 0.5).pvalue)
+    return float(_scipy_stats().binomtest(int((d > 0).sum()), int(d.size), 0.5).pvalue)
 
 
 def tost_p(differences: np.ndarray, margin: float) -> float:
@@ -139,8 +146,8 @@ def tost_p(differences: np.ndarray, margin: float) -> float:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        lower = stats.ttest_1samp(d, -margin, alternative="greater").pvalue
-        upper = stats.ttest_1samp(d, margin, alternative="less").pvalue
+        lower = _scipy_stats().ttest_1samp(d, -margin, alternative="greater").pvalue
+        upper = _scipy_stats().ttest_1samp(d, margin, alternative="less").pvalue
     if not (np.isfinite(lower) and np.isfinite(upper)):  # zero variance
         return 0.0 if abs(float(d.mean())) < margin else 1.0
     return float(max(lower, upper))
@@ -166,5 +173,5 @@ def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     finite = np.isfinite(p)
     if finite.any():
-        out[finite] = stats.false_discovery_control(p[finite], method="bh")
+        out[finite] = _scipy_stats().false_discovery_control(p[finite], method="bh")
     return out

@@ -16,7 +16,7 @@ from typing import Any
 from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
-MAX_N = 8  # samples per request; more is allowed by OpenAI but gains little
+MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once
 
 
 class OpenAIProvider(ApiProvider):
