@@ -198,7 +198,7 @@ def _relative(path: Path, root: Path | None) -> str:
         return str(path)
 
 
-def summary_line(findings: Sequence[Finding], n_files: int | None = None) -> str:
+def summary_line(findings: Sequence[Finding]) -> str:
     errors = sum(f.severity == ERROR for f in findings)
     warnings = sum(f.severity == WARNING for f in findings)
     return f"optbench lint: {errors} error(s), {warnings} warning(s)"

@@ -111,9 +111,6 @@ class OptbenchRun:
             return [self.elicitor.record(spec) for spec in specs]
         return elicit(as_model(model), specs)
 
-    def provider_notes(self) -> list[str]:
-        return list(getattr(self.model, "notes", []))
-
     def close(self) -> None:
         if self.elicitor is not None:
             self.elicitor.close()

@@ -40,8 +40,6 @@ TOP_LEVEL_KEYS = (
 )
 DEFAULT_KEYS = ("samples", "temperature")
 PROMPT_KEYS = ("system", "template")
-# Condition keys that change the system prompt rather than an item field.
-CONDITION_SYSTEM_KEYS = ("system", "system_prefix")
 # Fields a prompt template may use besides the item's own fields.
 TEMPLATE_BUILTINS = ("scenario", "question", "id", "domain")
 

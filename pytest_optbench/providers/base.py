@@ -84,7 +84,6 @@ class UserModel:
             )
         self.name = str(getattr(target, "name", None) or getattr(target, "__qualname__", None)
                         or type(target).__name__)
-        self._target = target
 
     def complete(self, prompt: Prompt) -> str:
         result = self._call(prompt)
