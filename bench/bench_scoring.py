@@ -75,6 +75,7 @@ def main() -> None:
         plain_numpy_pass(raw)
     plain = (time.perf_counter() - start) / repeats
 
+    aggregate(records[:50] + records[2000:2050], AggregateOptions(n_resamples=100))  # warm: SciPy loads on first use
     tracemalloc.start()
     start = time.perf_counter()
     aggregates = aggregate(records, AggregateOptions(n_resamples=args.resamples))
