@@ -28,6 +28,7 @@ EVIDENCE = ("point", "ci")
 GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance")
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
+EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
 
 
 class ThresholdsError(ValueError):
@@ -224,7 +225,9 @@ def evaluate(
             verdicts.extend(_change_verdicts(gate, comparison))
             continue
         rows = []
-        labels = arms | {(s, c) for s, c, m, _t in by_key if m == gate.metric}
+        labels = {(s, c) for s, c, m, _t in by_key if m == gate.metric}
+        if gate.metric not in EFFECT_METRICS:  # effects exist only for the arms compared with base
+            labels |= arms
         for suite in sorted(suite_kinds):
             if not metric_applies(gate.metric, suite_kinds[suite]) and not gate.suites:
                 continue
@@ -276,8 +279,6 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
     if agg is None:
         if not metric_applies(gate.metric, kinds):
             reason = f"{gate.metric} does not apply to the items of this suite"
-        elif gate.metric in ("condition_effect", "skew_effect") and condition == "base":
-            reason = "condition effects are measured against base, not on it"
         else:
             reason = "no usable answers"
         return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason)

@@ -351,3 +351,15 @@ def test_gate_check_directly() -> None:
     assert Gate("skew", "max", 5).check(4, 0, 7) is None
     assert Gate("skew", "max", 5, evidence="ci").check(6, 5, 7) is None
     assert Gate("skew", "max", 5, evidence="ci").check(6, 5.01, 7) is not None
+
+
+def test_effect_gates_cover_the_compared_arms_only() -> None:
+    aggs = [_agg("parse_rate", 1.0), _agg("parse_rate", 1.0, condition="narrative_up"),
+            _agg("condition_effect", 12.0, 10.0, 14.0, condition="narrative_up"),
+            _agg("narrative_susceptibility", 20.0, 18.0, 22.0, condition="narrative_up-narrative_down")]
+    effect = evaluate([Gate("condition_effect", "max_abs", 10)], aggs, PAIRS)
+    assert [(v.condition, v.verdict) for v in effect] == [("narrative_up", FAIL)]
+    narrative = evaluate([Gate("narrative_susceptibility", "max", 25)], aggs, PAIRS)
+    assert [(v.condition, v.verdict) for v in narrative] == [("narrative_up-narrative_down", PASS)]
+    without_arms = evaluate([Gate("condition_effect", "max_abs", 10)], [_agg("parse_rate", 1.0)], PAIRS)
+    assert [(v.suite, v.verdict) for v in without_arms] == [(None, NOT_EVALUATED)]
