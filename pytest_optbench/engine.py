@@ -66,7 +66,8 @@ class EngineSettings:
     max_tokens: int | None = None
     backoff_base: float = 0.5
     backoff_cap: float = 60.0
-    peer_wait: float = 900.0  # how long to wait for another xdist worker's share
+    peer_wait: float = 900.0  # how long to wait for another xdist worker's share at most
+    peer_stall: float = 60.0  # ... and how long while no process stores anything (a dead peer)
     run_id: str = ""
 
 
@@ -294,10 +295,15 @@ class ApiElicitor:
         waiting when it has the answers, or when it gave up on them (never ask again then)."""
         deadline = time.monotonic() + self.settings.peer_wait
         stored = self.store.get(key)
+        last_write, last_change = self.store.last_write(), time.monotonic()
         while len(stored) < samples and time.monotonic() < deadline:
             if (message := self.store.failure(key, self.settings.run_id)) is not None:
                 self.failures[key] = message
                 break
+            if (written := self.store.last_write()) != last_write:
+                last_write, last_change = written, time.monotonic()
+            elif time.monotonic() - last_change > self.settings.peer_stall:
+                break  # nobody is storing anything: the owner died; ask ourselves
             time.sleep(0.2)
             stored = self.store.get(key)
         return stored

@@ -87,7 +87,9 @@ def _worker_shard(worker_input: dict[str, Any]) -> tuple[int, int]:
     """(index, count) of this xdist worker; (0, 1) in a serial run."""
     if not worker_input:
         return 0, 1
-    return int(str(worker_input["workerid"]).removeprefix("gw")), int(worker_input["workercount"])
+    count = int(worker_input["workercount"])
+    # A worker that replaces a crashed one gets a new id (gw2 of 2): fold it into range.
+    return int(str(worker_input["workerid"]).removeprefix("gw")) % count, count
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -123,7 +125,8 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
 
 
 def model_fixture_overridden(item: pytest.Item) -> bool:
-    """True when a conftest.py (or another plugin) defines its own ``optbench_model``."""
+    """True when a conftest.py (or another plugin) defines its own ``optbench_model``
+    (pytest has no public API for the winning definition: the fixture manager is asked)."""
     definitions = item.session._fixturemanager.getfixturedefs("optbench_model", item) or ()
     return bool(definitions) and getattr(definitions[-1].func, "__module__", "") != __name__
 

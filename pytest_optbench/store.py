@@ -129,6 +129,11 @@ class ResponseStore:
                 written.append(first_sample + offset)
         return written
 
+    def last_write(self) -> float:
+        """When any process last stored an answer (0 for an empty store)."""
+        row = self._db.execute("SELECT max(created) FROM answers").fetchone()
+        return float(row[0] or 0.0)
+
     def put_failure(self, key: str, run_id: str, message: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO failures (key, run_id, message) VALUES (?, ?, ?)",
                          (key, run_id, message))

@@ -767,3 +767,16 @@ def test_openai_provider_needs_a_key_or_a_base_url():
 def test_request_bodies_carry_no_secret_but_the_header(api, make):
     run_all(make(api), [spec(samples=1)])
     assert OPENAI_KEY not in json.dumps(api.requests[0].body)
+
+
+def test_a_dead_peer_is_not_waited_for_long(fake, make):
+    """The owner of a prompt never stores anything (it crashed): after peer_stall seconds of
+    silence in the whole store, the waiting worker asks itself."""
+    server = fake()
+    specs = [spec(i, samples=1) for i in range(6)]
+    worker = make(server, shard=(0, 2), engine=settings(peer_wait=60.0, peer_stall=0.5))
+    worker.prefetch(specs)
+    own = len(server.requests)
+    records = [worker.record(s) for s in specs]
+    assert all(a.error is None for r in records for a in r.answers)
+    assert len(server.requests) == 6 and own < 6  # the dead peer's share was asked once, here
