@@ -79,13 +79,14 @@ class Aggregate:
     def to_dict(self) -> dict[str, Any]:
         return {
             "suite": self.suite, "condition": self.condition, "metric": self.metric,
-            "domain": self.domain, "value": _finite(self.value), "ci_low": _finite(self.ci_low),
-            "ci_high": _finite(self.ci_high), "n": self.n, "p_value": _finite(self.p_value),
+            "domain": self.domain, "value": finite_or_none(self.value), "ci_low": finite_or_none(self.ci_low),
+            "ci_high": finite_or_none(self.ci_high), "n": self.n, "p_value": finite_or_none(self.p_value),
             "ci_method": self.ci_method, "tolerance": self.tolerance, **dict(self.detail),
         }
 
 
-def _finite(value: float | None) -> float | None:
+def finite_or_none(value: float | None) -> float | None:
+    """JSON has no NaN or infinity: report them as null."""
     return None if value is None or not np.isfinite(value) else float(value)
 
 
@@ -345,8 +346,8 @@ def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: Aggrega
         int(d.size), p_value=paired_permutation_p(d, seeded_rng(options.seed, suite, label, metric, "p"),
                                                   options.n_resamples),
         ci_method=interval.method,
-        detail={"p_wilcoxon": _finite(wilcoxon_p(d)), "p_sign": _finite(sign_test_p(d)),
-                "p_equivalence": _finite(tost_p(d, EQUIVALENCE_MARGIN)),
+        detail={"p_wilcoxon": finite_or_none(wilcoxon_p(d)), "p_sign": finite_or_none(sign_test_p(d)),
+                "p_equivalence": finite_or_none(tost_p(d, EQUIVALENCE_MARGIN)),
                 "equivalence_margin": EQUIVALENCE_MARGIN},
     )
 

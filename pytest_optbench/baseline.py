@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .aggregate import AggregateOptions, axiom_violations, pair_answers, seeded_rng
+from .aggregate import AggregateOptions, axiom_violations, finite_or_none, pair_answers, seeded_rng
 from .metrics import calibration as cal
 from .metrics.axioms import complement_violation
 from .metrics.resample import weighted_bootstrap
@@ -46,8 +46,7 @@ class Change:
         return self.current - self.baseline
 
     def to_dict(self) -> dict[str, Any]:
-        def clean(v: float | None) -> float | None:
-            return None if v is None or not np.isfinite(v) else float(v)
+        clean = finite_or_none
         return {"suite": self.suite, "condition": self.condition, "metric": self.metric,
                 "baseline": clean(self.baseline), "current": clean(self.current), "delta": clean(self.delta),
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
@@ -71,9 +70,6 @@ class Comparison:
                 "items_with_changed_prompts": self.changed_prompts}
 
 
-def _label(record: ItemRecord) -> str:
-    return f"{record.suite}::{record.item}" + ("" if record.condition == "base" else f"[{record.condition}]")
-
 
 def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
     out = []
@@ -90,10 +86,10 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
     before = {r.key: r for r in baseline}
     comparison = Comparison(
         changes=[],
-        only_current=sorted(_label(now[k]) for k in set(now) - set(before)),
-        only_baseline=sorted(_label(before[k]) for k in set(before) - set(now)),
+        only_current=sorted(now[k].label for k in set(now) - set(before)),
+        only_baseline=sorted(before[k].label for k in set(before) - set(now)),
         setting_differences=setting_differences(current_run or {}, baseline_run or {}),
-        changed_prompts=sorted(_label(now[k]) for k in set(now) & set(before)
+        changed_prompts=sorted(now[k].label for k in set(now) & set(before)
                                if now[k].prompt_hash and before[k].prompt_hash
                                and now[k].prompt_hash != before[k].prompt_hash),
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aggregate import AggregateOptions, pair_answers, seeded_rng
+from .aggregate import AggregateOptions, finite_or_none, pair_answers, seeded_rng
 from .metrics.skew import pair_skews
 from .metrics.stats import bootstrap_ci
 from .records import ItemRecord
@@ -29,12 +29,8 @@ class LanguageSkew:
     n: int
 
     def to_dict(self) -> dict[str, object]:
-        return {"language": self.language, "skew": _none(self.skew), "ci_low": _none(self.ci_low),
-                "ci_high": _none(self.ci_high), "n": self.n}
-
-
-def _none(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+        return {"language": self.language, "skew": finite_or_none(self.skew), "ci_low": finite_or_none(self.ci_low),
+                "ci_high": finite_or_none(self.ci_high), "n": self.n}
 
 
 def headline_pairs(records: Iterable[ItemRecord]) -> list[ItemRecord]:

@@ -70,6 +70,11 @@ class ItemRecord:
     def key(self) -> tuple[str, str, str]:
         return (self.suite, self.item, self.condition)
 
+    @property
+    def label(self) -> str:
+        """``suite::item``, with ``[condition]`` unless it is ``base`` (as in test ids)."""
+        return f"{self.suite}::{self.item}" + ("" if self.condition == "base" else f"[{self.condition}]")
+
     def prompt(self, role: str) -> PromptRecord:
         for prompt in self.prompts:
             if prompt.role == role:

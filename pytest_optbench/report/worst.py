@@ -19,9 +19,6 @@ class WorstItem:
     text: str  # the question(s), for the reader
 
 
-def _label(record: ItemRecord) -> str:
-    return f"{record.suite}::{record.item}" + ("" if record.condition == "base" else f"[{record.condition}]")
-
 
 def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, str, str]] = (), limit: int = 10,
                 keep_fifty: bool = False) -> list[WorstItem]:
@@ -37,7 +34,7 @@ def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, st
         order = [i for i in np.argsort(-np.abs(np.nan_to_num(skews, nan=0.0))) if np.isfinite(skews[i])]
         for i in order[:limit]:
             r = pairs[i]
-            out.append(WorstItem("skew", _label(r), float(skews[i]),
+            out.append(WorstItem("skew", r.label, float(skews[i]),
                                  f"{r.prompt('positive').user} / {r.prompt('negative').user.splitlines()[-1]}"))
     binary = [r for r in records if r.kind == "binary"]
     wrong = []
@@ -46,14 +43,14 @@ def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, st
         if np.isfinite(p) and (p >= 0.5) != bool(r.outcome):
             wrong.append((max(p, 1 - p), r))
     for confidence, r in sorted(wrong, key=lambda t: (-t[0], t[1].item))[:limit]:
-        out.append(WorstItem("wrong", _label(r), confidence,
+        out.append(WorstItem("wrong", r.label, confidence,
                              f"{r.prompt('yes').user} (answer: {'yes' if r.outcome else 'no'})"))
     by_key = {(r.suite, r.condition, r.item): r for r in records}
     for suite, condition, item in list(violating)[:limit]:
         r = by_key.get((suite, condition, item))
         if r is not None:
             means = ", ".join(f"{p.role} {p.mean(keep_fifty=True):.0f}" for p in r.prompts)
-            out.append(WorstItem("violation", _label(r), float("nan"), f"{r.kind}: {means}"))
+            out.append(WorstItem("violation", r.label, float("nan"), f"{r.kind}: {means}"))
     return out
 
 
