@@ -13,7 +13,7 @@ import tracemalloc
 
 import numpy as np
 
-from pytest_optbench.aggregate import AggregateOptions, aggregate
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 
 SAMPLES = 5

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .aggregate import AggregateOptions, pair_answers
-from .crosslingual import language_skews, model_language_ratio
+from .scoring.aggregate import AggregateOptions, pair_answers
+from .scoring.crosslingual import language_skews, model_language_ratio
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
-from .report.json_report import ReportError, load_report, report_records, write_report
+from .records import ReportError, load_report, report_records
+from .report.json_report import write_report
 from .report.terminal import formatter, interval, table
 
 

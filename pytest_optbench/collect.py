@@ -17,7 +17,7 @@ import pytest
 from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
 from .providers.base import ModelError, as_model
 from .records import ItemRecord
-from .state import get_run
+from .session.worker import get_worker
 from .suites import Condition, Item, Suite, SuiteError, load_suite
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -46,7 +46,7 @@ class SuiteFile(pytest.File):
     """One suite YAML file; yields an ``OptbenchItem`` per item x condition."""
 
     def collect(self) -> Iterator[OptbenchItem]:
-        run = get_run(self.config)
+        run = get_worker(self.config)
         try:
             suite = load_suite(self.path, display=self.nodeid)
             if suite is None:
@@ -56,7 +56,7 @@ class SuiteFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         for item in suite.items:
             for condition in suite.conditions:
-                yield self._make_item(suite, item, condition, run.settings)
+                yield self._make_item(suite, item, condition, run.options.settings)
 
     def _make_item(self, suite: Suite, item: Item, condition: Condition, settings: Any) -> OptbenchItem:
         try:
@@ -104,7 +104,7 @@ class OptbenchItem(pytest.Function):
     def runtest(self) -> None:
         target = self.funcargs["optbench_model"]
         try:
-            prompts = get_run(self.config).elicit(target, self.specs)
+            prompts = get_worker(self.config).elicit(target, self.specs)
             name = as_model(target).name
         except TypeError as exc:
             raise ItemFailed(str(exc)) from None

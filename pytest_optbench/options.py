@@ -4,16 +4,55 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .engine import EngineSettings
-from .prompts import Settings
-from .state import RunOptions
-
 THRESHOLDS_FILE = "thresholds.yaml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Command-line overrides; ``None`` means "not given", so lower levels apply."""
+
+    samples: int | None = None
+    temperature: float | None = None
+    system_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    concurrency: int = 16
+    max_retries: int = 6
+    offline: bool = False
+    max_tokens: int | None = None
+    backoff_base: float = 0.5
+    backoff_cap: float = 60.0
+    peer_wait: float = 900.0  # how long to wait for another xdist worker's share at most
+    peer_stall: float = 60.0  # ... and how long while no process stores anything (a dead peer)
+    run_id: str = ""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    model_spec: str | None = None
+    base_url: str | None = None
+    seed: int = 0
+    keep_fifty: bool = False
+    n_resamples: int = 10_000
+    base_rate: float | None = None
+    settings: Settings = Settings()
+    thresholds_path: Path | None = None
+    report_path: Path | None = None
+    engine: EngineSettings = EngineSettings()
+    languages: tuple[str, ...] = ()  # --language filters; empty: every language
+    baseline_path: Path | None = None
+    markdown_path: Path | None = None
+    html_path: Path | None = None
+    timeout: float = 60.0
+    cache_dir: Path = Path(".optbench")
 
 
 def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,

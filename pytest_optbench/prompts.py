@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .options import Settings
 from .suites import Condition, Item, Suite
 
 ANSWER_RULE = "Reply with a single integer from 0 to 100 and nothing else."
@@ -48,15 +49,6 @@ def builtin_system_prompt(kind: str, track: str | None) -> str:
     if kind == "inverted_pair" and track == "D":
         return SYSTEM_PROMPTS["salience"]
     return SYSTEM_PROMPTS["probability"]
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Command-line overrides; ``None`` means "not given", so lower levels apply."""
-
-    samples: int | None = None
-    temperature: float | None = None
-    system_prompt: str | None = None
 
 
 @dataclass(frozen=True)

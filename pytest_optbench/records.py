@@ -6,10 +6,10 @@ test report and are written verbatim into the JSON report.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 REFUSAL_VALUE = 50.0
 
@@ -42,6 +42,8 @@ class PromptRecord:
 
     def mean(self, keep_fifty: bool = True) -> float:
         """Mean parsed answer; NaN when no sample is usable."""
+        import numpy as np  # at scoring time only: a run that scores nothing never loads numpy
+
         values = self.values(keep_fifty)
         return float(np.mean(values)) if values else float("nan")
 
@@ -103,3 +105,32 @@ class ItemRecord:
             for p in data["prompts"]
         ]
         return cls(**{**data, "prompts": prompts})
+
+
+class ReportError(ValueError):
+    """A JSON report cannot be read; one sentence naming the file."""
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """Read a report written by ``--optbench-report``, with a clear error when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read the report ({exc.strerror}).") from None
+    except ValueError as exc:
+        raise ReportError(f"{path}: not valid JSON ({exc}).") from None
+    if not isinstance(data, dict) or data.get("format") != "pytest-optbench-report":
+        raise ReportError(f"{path}: not a pytest-optbench JSON report (no \"format\": \"pytest-optbench-report\").")
+    if data.get("format_version") != 1:
+        raise ReportError(f"{path}: report format version {data.get('format_version')!r} is not supported (expected 1).")
+    for key, kind in (("run", dict), ("items", list), ("aggregates", list), ("gates", list)):
+        if not isinstance(data.get(key), kind):
+            raise ReportError(f"{path}: key '{key}' is missing or is not a {kind.__name__}.")
+    return data
+
+
+def report_records(data: dict[str, Any], path: Path) -> list[ItemRecord]:
+    try:
+        return [ItemRecord.from_dict(item) for item in data["items"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReportError(f"{path}: an entry of 'items' is malformed ({type(exc).__name__}: {exc}).") from None

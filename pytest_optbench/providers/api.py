@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .base import Prompt
+from .loop import LoopThread
 
 # Error codes of a 429 that no retry can cure: the account is out of money or quota.
 NON_RETRYABLE_CODES = ("insufficient_quota", "enforced_spend_limit_reached", "billing_hard_limit_reached",
@@ -157,8 +158,6 @@ class ApiProvider:
         """The provider's one event loop (on a background thread): the SDK's async HTTP
         client keeps connections bound to the loop that opened them."""
         if self._loop is None:
-            from ..engine import LoopThread
-
             self._loop = LoopThread()
         return self._loop
 

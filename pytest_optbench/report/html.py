@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from ..aggregate import VIOLATION_METRICS, Aggregate, binary_data, pair_answers, seeded_rng
-from ..baseline import Comparison
-from ..crosslingual import LanguageSkew, headline_pairs, spread
-from ..gates import FAIL, NOT_EVALUATED, PASS, Verdict
+from ..scoring.aggregate import VIOLATION_METRICS, Aggregate, binary_data, pair_answers, seeded_rng
+from ..scoring.baseline import Comparison
+from ..scoring.crosslingual import LanguageSkew, headline_pairs, spread
+from ..scoring.gates import FAIL, NOT_EVALUATED, PASS, Verdict
 from ..metrics import axioms
 from ..metrics.skew import pair_skews
 from ..metrics.stats import DEFAULT_RESAMPLES, bootstrap_ci
-from ..outcome import Outcome
+from ..scoring.outcome import Outcome
 from ..records import ItemRecord
 from . import plots
 from .json_report import write_text

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..crosslingual import spread
-from ..outcome import Outcome
+from ..scoring.crosslingual import spread
+from ..scoring.outcome import Outcome
 from ..records import ItemRecord
 
 
@@ -62,32 +62,3 @@ def write_text(path: Path, text: str) -> None:
 
 def write_report(path: Path, report: dict[str, Any]) -> None:
     write_text(path, json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-
-
-class ReportError(ValueError):
-    """A JSON report cannot be read; one sentence naming the file."""
-
-
-def load_report(path: Path) -> dict[str, Any]:
-    """Read a report written by ``--optbench-report``, with a clear error when it is not one."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read the report ({exc.strerror}).") from None
-    except ValueError as exc:
-        raise ReportError(f"{path}: not valid JSON ({exc}).") from None
-    if not isinstance(data, dict) or data.get("format") != "pytest-optbench-report":
-        raise ReportError(f"{path}: not a pytest-optbench JSON report (no \"format\": \"pytest-optbench-report\").")
-    if data.get("format_version") != 1:
-        raise ReportError(f"{path}: report format version {data.get('format_version')!r} is not supported (expected 1).")
-    for key, kind in (("run", dict), ("items", list), ("aggregates", list), ("gates", list)):
-        if not isinstance(data.get(key), kind):
-            raise ReportError(f"{path}: key '{key}' is missing or is not a {kind.__name__}.")
-    return data
-
-
-def report_records(data: dict[str, Any], path: Path) -> list[ItemRecord]:
-    try:
-        return [ItemRecord.from_dict(item) for item in data["items"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReportError(f"{path}: an entry of 'items' is malformed ({type(exc).__name__}: {exc}).") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..outcome import Outcome
+from ..scoring.outcome import Outcome
 from .terminal import KEY_CHANGE_METRICS, formatter, interval, metric_value_text, p_text, signed
 from .worst import violating_items, worst_items
 

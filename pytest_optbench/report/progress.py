@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from ..engine import EngineStats
+from ..elicit.engine import EngineStats
 
 
 def progress_wanted(verbosity: int, stream: TextIO = sys.stderr) -> bool:

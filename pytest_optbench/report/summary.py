@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__
-from ..state import OptbenchRun
-from ..crosslingual import spread
+from ..scoring.outcome import Outcome
+from ..scoring.crosslingual import spread
 from .terminal import (
     binary_table, change_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
     not_evaluated_sentences, skew_table,
@@ -25,32 +24,16 @@ class GateFailureStat:
         self.message = message
 
 
-def run_metadata(run: OptbenchRun) -> dict[str, Any]:
-    return {
-        "plugin_version": __version__,
-        **run.settings_snapshot(),
-        "seed": run.options.seed,
-        "bootstrap_resamples": run.options.n_resamples,
-        "base_rate_oos": run.options.base_rate,
-        "thresholds": run.thresholds_display,
-        "baseline": run.baseline_display,
-        "usage": run.outcome.usage() if run.outcome else {},
-        "provider_notes": run.outcome.notes() if run.outcome else [],
-        "engine": {"concurrency": run.options.engine.concurrency, "max_retries": run.options.engine.max_retries,
-                   "max_tokens": run.options.engine.max_tokens, "offline": run.options.engine.offline},
-    }
-
-
 MAX_GATE_ROWS = 30
 
 
-def write_summary(tr: Any, run: OptbenchRun) -> None:
-    outcome = run.outcome
+def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], has_gates: bool) -> None:
+    """``metadata`` is the report's ``run`` section (seed, prompt hash, thresholds, baseline)."""
     if outcome is None or not (outcome.records or outcome.missing):
         return
     tr.write_sep("=", "optbench summary", bold=True)
     models = sorted({r.model for r in outcome.records})
-    tr.write_line(f"model {', '.join(models) or '?'} | seed {run.options.seed} | prompt {run.prompt_hash()} | "
+    tr.write_line(f"model {', '.join(models) or '?'} | seed {metadata['seed']} | prompt {metadata['prompt_hash']} | "
                   f"{len(outcome.records)} item x condition results")
     usage = outcome.usage()
     if usage["from_store"] or usage["paid_this_run"]:
@@ -68,7 +51,7 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
         ("known-answer items", binary_table(outcome.aggregates)),
         ("axiom violations (n = checks)", coherence_table(outcome.aggregates, every_tolerance=verbose)),
         ("condition effects against base (pp)", effects_table(outcome.aggregates)),
-        (f"changes against the baseline {run.baseline_display} (paired by item)",
+        (f"changes against the baseline {metadata['baseline']} (paired by item)",
          change_table(outcome.comparison) if outcome.comparison else []),
         ("Track B Skew by language (base; inter-language SD "
          f"{spread([s.skew for s in outcome.languages]):.1f} pp)", language_table(outcome.languages)),
@@ -96,9 +79,9 @@ def write_summary(tr: Any, run: OptbenchRun) -> None:
                       f"fixture error); aggregates cover only the items that reported:", red=True)
         for nodeid in outcome.missing[:10]:
             tr.write_line(f"  {nodeid}", red=True)
-    if run.gates:
+    if has_gates:
         tr.write_line("")
-        tr.write_line(f"gates from {run.thresholds_display}:", bold=True)
+        tr.write_line(f"gates from {metadata['thresholds']}:", bold=True)
         shown = outcome.verdicts
         if len(shown) > MAX_GATE_ROWS and not verbose:  # long tables hide what failed
             shown = [v for v in outcome.verdicts if v.verdict != "pass"]

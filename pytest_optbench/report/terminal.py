@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..aggregate import Aggregate
-from ..gates import FAIL, NOT_EVALUATED, PASS, Verdict
+from ..scoring.aggregate import Aggregate
+from ..scoring.gates import FAIL, NOT_EVALUATED, PASS, Verdict
 
 Line = tuple[str, str]
 VERDICT_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow"}

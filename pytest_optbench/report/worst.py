@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..aggregate import pair_answers
+from ..scoring.aggregate import pair_answers
 from ..records import ItemRecord
 
 

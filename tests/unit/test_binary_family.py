@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.aggregate import METRIC_KINDS, AggregateOptions, aggregate
-from pytest_optbench.engine import elicit
+from pytest_optbench.scoring.aggregate import METRIC_KINDS, AggregateOptions, aggregate
+from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics import calibration as cal
-from pytest_optbench.prompts import DEFAULT_TEMPLATE, Settings, prompt_fingerprint, render_prompts
+from pytest_optbench.options import Settings
+from pytest_optbench.prompts import DEFAULT_TEMPLATE, prompt_fingerprint, render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 from pytest_optbench.suites import parse_suite

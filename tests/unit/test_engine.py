@@ -14,13 +14,14 @@ from collections import Counter
 
 import pytest
 
-from pytest_optbench.engine import AdaptiveLimit, ApiElicitor, EngineSettings, _runs
+from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
+from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts import PromptSpec
 from pytest_optbench.providers.anthropic_provider import DEFAULT_MAX_TOKENS, AnthropicProvider
 from pytest_optbench.providers.api import CallFailed, public_url
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.openai_provider import MAX_N, OpenAIProvider
-from pytest_optbench.store import ResponseStore
+from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.testing import FakeAPI
 
 OPENAI_KEY = "sk-test-SECRET-abc123XYZ"

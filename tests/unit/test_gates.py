@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_optbench.aggregate import Aggregate
-from pytest_optbench.gates import (
+from pytest_optbench.scoring.aggregate import Aggregate
+from pytest_optbench.scoring.gates import (
     FAIL,
     NOT_EVALUATED,
     PASS,

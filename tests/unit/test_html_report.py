@@ -18,14 +18,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_optbench.aggregate import AggregateOptions, aggregate
-from pytest_optbench.baseline import compare
-from pytest_optbench.crosslingual import language_skews
-from pytest_optbench.engine import elicit
-from pytest_optbench.gates import evaluate, parse_thresholds
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
+from pytest_optbench.scoring.baseline import compare
+from pytest_optbench.scoring.crosslingual import language_skews
+from pytest_optbench.elicit.engine import elicit
+from pytest_optbench.scoring.gates import evaluate, parse_thresholds
 from pytest_optbench.metrics.calibration import bin_index
-from pytest_optbench.outcome import Outcome
-from pytest_optbench.prompts import Settings, render_prompts
+from pytest_optbench.scoring.outcome import Outcome
+from pytest_optbench.options import Settings
+from pytest_optbench.prompts import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report import plots

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.parse import Parsed, parse_answer
+from pytest_optbench.elicit.parse import Parsed, parse_answer
 from pytest_optbench.providers.sim import _STYLES
 
 # --------------------------------------------------------------------------- fixed tables

@@ -8,11 +8,12 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from pytest_optbench.aggregate import Aggregate, AggregateOptions, aggregate
-from pytest_optbench.engine import elicit
+from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
+from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics.stats import proportion_ci
-from pytest_optbench.parse import parse_answer
-from pytest_optbench.prompts import PromptSpec, Settings, render_prompts
+from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.options import Settings
+from pytest_optbench.prompts import PromptSpec, render_prompts
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import (
     PROFILES,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
-from pytest_optbench.aggregate import Aggregate, AggregateOptions, aggregate
+from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.metrics import skew
 from pytest_optbench.metrics.stats import (
     NO_INTERVAL,

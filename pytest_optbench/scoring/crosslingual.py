@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .aggregate import AggregateOptions, finite_or_none, pair_answers, seeded_rng
-from .metrics.skew import pair_skews
-from .metrics.stats import bootstrap_ci
-from .records import ItemRecord
+from ..metrics.skew import pair_skews
+from ..metrics.stats import bootstrap_ci
+from ..records import ItemRecord
 
 
 @dataclass(frozen=True)

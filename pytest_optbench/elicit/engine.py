@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .parse import parse_answer
-from .prompts import PromptSpec
-from .providers.api import ApiProvider, ApiRequest, CallFailed
-from .providers.base import Model, Prompt
-from .records import Answer, PromptRecord
+from ..options import EngineSettings
+from ..prompts import PromptSpec
+from ..providers.api import ApiProvider, ApiRequest, CallFailed
+from ..providers.loop import LoopThread
+from ..providers.base import Model, Prompt
+from ..records import Answer, PromptRecord
 from .store import ResponseStore, StoredAnswer, answer_key
 
 T = TypeVar("T")
@@ -58,19 +60,6 @@ def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
 # --------------------------------------------------------------------------- API path
 
 
-@dataclass(frozen=True)
-class EngineSettings:
-    concurrency: int = 16
-    max_retries: int = 6
-    offline: bool = False
-    max_tokens: int | None = None
-    backoff_base: float = 0.5
-    backoff_cap: float = 60.0
-    peer_wait: float = 900.0  # how long to wait for another xdist worker's share at most
-    peer_stall: float = 60.0  # ... and how long while no process stores anything (a dead peer)
-    run_id: str = ""
-
-
 @dataclass
 class EngineStats:
     """Counters for the progress display and the summary (this process only)."""
@@ -86,25 +75,6 @@ class EngineStats:
     input_tokens: int = 0
     output_tokens: int = 0
     started: float = field(default_factory=time.monotonic)
-
-
-class LoopThread:
-    """One event loop on a background thread for the whole session: the SDKs' async HTTP
-    clients keep connections bound to the loop that opened them."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="optbench-loop", daemon=True)
-        self._thread.start()
-
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
-        if not self._thread.is_alive():
-            self.loop.close()
 
 
 class AdaptiveLimit:

@@ -17,8 +17,8 @@ import numpy as np
 
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
 from .baseline import Comparison
-from .metrics.stats import benjamini_hochberg, holm
-from .suites import SuiteError, read_yaml
+from ..metrics.stats import benjamini_hochberg, holm
+from ..suites import SuiteError, read_yaml
 
 BOUND_KEYS = ("max", "min", "max_abs")
 # Bounds on the change against a baseline run (current - baseline), and the plain bound each

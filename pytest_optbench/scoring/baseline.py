@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from .aggregate import AggregateOptions, axiom_violations, finite_or_none, pair_answers, seeded_rng
-from .metrics import calibration as cal
-from .metrics.axioms import complement_violation
-from .metrics.resample import weighted_bootstrap
-from .metrics.skew import pair_skews
-from .metrics.stats import bootstrap_ci, paired_permutation_p
-from .records import REFUSAL_VALUE, ItemRecord
+from ..metrics import calibration as cal
+from ..metrics.axioms import complement_violation
+from ..metrics.resample import weighted_bootstrap
+from ..metrics.skew import pair_skews
+from ..metrics.stats import bootstrap_ci, paired_permutation_p
+from ..records import REFUSAL_VALUE, ItemRecord
 
 # Run settings that change answers: a difference is stated above the comparison.
 COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",

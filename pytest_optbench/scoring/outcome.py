@@ -8,7 +8,7 @@ from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
 from .gates import FAIL, Verdict
-from .records import ItemRecord
+from ..records import ItemRecord
 
 
 @dataclass

@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from .metrics import axioms
-from .metrics import calibration as cal
-from .metrics import skew as skew_metrics
-from .metrics.resample import weighted_bootstrap
-from .metrics.stats import (
+from ..metrics import axioms
+from ..metrics import calibration as cal
+from ..metrics import skew as skew_metrics
+from ..metrics.resample import weighted_bootstrap
+from ..metrics.stats import (
     DEFAULT_RESAMPLES, NO_INTERVAL, Interval, bootstrap_ci, paired_permutation_p, proportion_ci,
     sign_test_p, tost_p, wilcoxon_p,
 )
-from .records import REFUSAL_VALUE, ItemRecord
+from ..records import REFUSAL_VALUE, ItemRecord
 
 PAIR, BINARY = ("inverted_pair",), ("binary",)
 # Every metric name gates may use, and the item kinds each applies to (None: every kind).

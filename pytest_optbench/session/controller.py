@@ -1,0 +1,191 @@
+"""The controller side of a run: gather every item's record, score, gate, write the outputs.
+
+A serial run has one controller session beside its worker session; under pytest-xdist only
+the controller process has one. It never builds a model, a client or a store: records come
+to it on the test reports. Scoring and report modules are imported when the run ends.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .. import __version__
+from ..options import RunOptions
+
+if TYPE_CHECKING:
+    from ..records import ItemRecord
+    from ..scoring.gates import Gate, Verdict
+    from ..scoring.outcome import Outcome
+
+
+class ControllerSession:
+    def __init__(self, options: RunOptions, gates: list[Gate], thresholds_display: str | None,
+                 run_id: str) -> None:
+        self.options = options
+        self.gates = gates
+        self.thresholds_display = thresholds_display
+        self.run_id = run_id
+        self.records: dict[tuple[str, str, str], ItemRecord] = {}
+        self.missing: list[str] = []  # items that failed without sending answers
+        self.outcome: Outcome | None = None
+        self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
+        self.baseline_display: str | None = None
+
+    def load_baseline(self, root: Path) -> None:
+        """Read --optbench-baseline now, so a bad file is a usage error before any call."""
+        path = self.options.baseline_path
+        if path is None:
+            return
+        from ..records import load_report, report_records
+
+        data = load_report(path)
+        self.baseline = (data, report_records(data, path))
+        self.baseline_display = display_path(path, root)
+
+    def add_report(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "optbench_record", None)
+        if data is not None:
+            from ..records import ItemRecord
+
+            record = ItemRecord.from_dict(data)
+            self.records[record.key] = record
+        elif report.failed and report.nodeid.split("::")[0].endswith((".yaml", ".yml")):
+            # A crashed worker or a failing fixture: the item sent no answers.
+            self.missing.append(report.nodeid)
+
+    def prompt_hash(self) -> str:
+        """One hash over the system prompts and templates of every item that reported."""
+        from ..prompts import prompt_fingerprint
+
+        return prompt_fingerprint([r.prompt_hash for r in self.records.values()])
+
+    def settings_snapshot(self) -> dict[str, Any]:
+        """The settings that change answers, as the report records and a baseline compares them."""
+        models = sorted({r.model for r in self.records.values()})
+        settings = self.options.settings
+        return {
+            "model": self.options.model_spec or (models[0] if len(models) == 1 else models),
+            "base_url_set": self.options.base_url is not None,
+            "keep_fifty": self.options.keep_fifty,
+            "samples_override": settings.samples,
+            "temperature_override": settings.temperature,
+            "system_prompt_override": settings.system_prompt is not None,
+            "prompt_hash": self.prompt_hash(),
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        """The report's ``run`` section."""
+        options = self.options
+        return {
+            "plugin_version": __version__,
+            **self.settings_snapshot(),
+            "seed": options.seed,
+            "bootstrap_resamples": options.n_resamples,
+            "base_rate_oos": options.base_rate,
+            "thresholds": self.thresholds_display,
+            "baseline": self.baseline_display,
+            "usage": self.outcome.usage() if self.outcome else {},
+            "provider_notes": self.outcome.notes() if self.outcome else [],
+            "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
+                       "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},
+        }
+
+    def finish(self) -> Outcome:
+        from ..scoring.aggregate import AggregateOptions, aggregate
+        from ..scoring.baseline import compare
+        from ..scoring.crosslingual import language_skews
+        from ..scoring.gates import evaluate
+        from ..scoring.outcome import Outcome
+
+        records = [self.records[k] for k in sorted(self.records)]
+        tolerances: dict[str, tuple[float, ...]] = {}
+        for gate in self.gates:
+            if gate.tolerance is not None:
+                tolerances[gate.metric] = (*tolerances.get(gate.metric, ()), gate.tolerance)
+        options = AggregateOptions(self.options.keep_fifty, self.options.seed, self.options.n_resamples,
+                                   self.options.base_rate, tolerances)
+        aggregates = aggregate(records, options)
+        suite_kinds: dict[str, set[str]] = {}
+        for record in records:
+            suite_kinds.setdefault(record.suite, set()).add(record.kind)
+        comparison = None
+        if self.baseline is not None:
+            data, baseline_records = self.baseline
+            comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
+        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
+        self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
+                               language_skews(records, options), comparison)
+        return self.outcome
+
+    def write_outputs(self, outcome: Outcome) -> None:
+        """The report files asked for; the Markdown also goes to GitHub's job summary."""
+        from ..report.json_report import build_report, write_report, write_text
+
+        options = self.options
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not (outcome.records or outcome.missing):
+            if options.report_path:  # an empty run still leaves its report for CI artifacts
+                write_report(options.report_path, build_report(outcome, self.metadata()))
+            return
+        metadata = self.metadata()
+        if options.report_path:
+            write_report(options.report_path, build_report(outcome, metadata))
+        if options.markdown_path or step_summary:
+            from ..report.markdown import build_markdown
+
+            markdown = build_markdown(outcome, metadata)
+            if options.markdown_path:
+                write_text(options.markdown_path, markdown)
+            if step_summary:
+                with open(step_summary, "a", encoding="utf-8") as handle:
+                    handle.write(markdown)
+        if options.html_path:
+            from ..report.html import build_html, write_html  # matplotlib is imported only when asked
+
+            write_html(options.html_path, build_html(outcome, metadata))
+
+    def log_gates_to_junit(self, config: pytest.Config, verdicts: list[Verdict]) -> None:
+        """With --junitxml, each gate verdict becomes a test case next to the items, so CI
+        systems show gates with tests. Only the JUnit writer sees these reports."""
+        from _pytest.junitxml import xml_key  # pytest's own writer, kept on the stash
+
+        xml = config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        source = self.thresholds_display or "thresholds.yaml"
+        for verdict in verdicts:
+            where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
+            nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
+            message = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate "
+                       f"{verdict.value}, 95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
+            outcome = {"pass": "passed", "fail": "failed"}.get(verdict.verdict, "skipped")
+            longrepr: Any = None
+            if outcome == "failed":
+                longrepr = message
+            elif outcome == "skipped":
+                longrepr = (source, verdict.gate.line, f"not evaluated: {verdict.reason}")
+            for when in ("call", "teardown"):
+                xml.pytest_runtest_logreport(pytest.TestReport(
+                    nodeid, (source, verdict.gate.line, nodeid), {}, outcome if when == "call" else "passed",
+                    longrepr if when == "call" else None, when, user_properties=[("optbench_gate", message)],
+                ))
+
+
+CONTROLLER_KEY = pytest.StashKey[ControllerSession]()
+
+
+def display_path(path: Path, root: Path) -> str:
+    """``path`` relative to the rootdir when it is inside it, as users typed it otherwise."""
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def is_controller(config: Any) -> bool:
+    """True in a serial run and on the xdist controller; False on xdist workers."""
+    return not hasattr(config, "workerinput")
