@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +153,9 @@ def read_options(config: pytest.Config) -> RunOptions:
         thresholds = config.rootpath / THRESHOLDS_FILE
     elif thresholds is not None and not Path(thresholds).is_file():
         raise pytest.UsageError(f"--thresholds {thresholds}: no such file.")
+    if config.getoption("optbench_html") and importlib.util.find_spec("matplotlib") is None:
+        raise pytest.UsageError("--optbench-html needs matplotlib, which is not installed; install it with: "
+                                "pip install 'pytest-optbench[html]'.")
     report = config.getoption("optbench_report")
     return RunOptions(
         model_spec=config.getoption("optbench_model"),

@@ -67,4 +67,6 @@ def build_model(spec: str, options: ProviderOptions | None = None) -> Any:
     except (SimSpecError, ValueError) as exc:
         raise ProviderError(str(exc)) from None
     except ImportError as exc:
-        raise ProviderError(f"--model {spec!r}: the provider needs a package that is not installed ({exc}).") from None
+        hint = f"; install it with: pip install 'pytest-optbench[{provider}]'" if provider in BUILTIN else ""
+        raise ProviderError(f"--model {spec!r}: the provider needs a package that is not installed "
+                            f"({exc}){hint}.") from None

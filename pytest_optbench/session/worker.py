@@ -113,13 +113,20 @@ def provider_options(options: RunOptions) -> Any:
 
 
 def check_model_spec(options: RunOptions) -> None:
-    """Build the --model once and close it, so a bad spec is a usage error on the xdist
-    controller too (which runs no item, so keeps no model, client or store)."""
+    """Build the --model and open its store once, then close both, so a bad spec or a
+    corrupt store is a usage error on the xdist controller too (which runs no item, so
+    keeps no model, client or store)."""
     if not options.model_spec:
         return
+    from ..elicit.store import ResponseStore
     from ..providers import build_model
+    from ..providers.api import ApiProvider
 
     model = build_model(options.model_spec, provider_options(options))
-    close = getattr(model, "close", None)
-    if callable(close):
-        close()
+    try:
+        if isinstance(model, ApiProvider):
+            ResponseStore(options.cache_dir / "responses.sqlite").close()
+    finally:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
