@@ -52,7 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[CONTROLLER_KEY] = controller
             config.pluginmanager.register(ControllerHooks(controller), "optbench-controller")
             if config.pluginmanager.hasplugin("xdist"):
-                config.pluginmanager.register(XdistControllerHooks(run_id), "optbench-xdist")
+                config.pluginmanager.register(XdistControllerHooks(controller), "optbench-xdist")
         if not (is_controller(config) and _distributed(config)):
             worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input))
             config.stash[WORKER_KEY] = worker
@@ -89,6 +89,13 @@ def _distributed(config: pytest.Config) -> bool:
     """True on an xdist controller that hands items to workers (pytest-xdist's own test)."""
     return (config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
             and not config.getoption("collectonly"))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # An xdist worker sends its request counts to the controller (pytest-xdist's channel).
+    worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["optbench_requests"] = worker.request_counts()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -197,6 +204,9 @@ class ControllerHooks:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
         result = yield
+        worker = session.config.stash.get(WORKER_KEY, None)
+        if worker is not None:  # a serial run; xdist workers send theirs as they go down
+            self.controller.add_request_counts(worker.request_counts())
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records):
             session.testsfailed += 1  # fail the session the way pytest-cov does
@@ -215,8 +225,14 @@ class XdistControllerHooks:
     """Registered only when pytest-xdist is present: one run id for all workers, so the
     store can tell answers paid for in this session from answers read back."""
 
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
+    def __init__(self, controller: ControllerSession) -> None:
+        self.controller = controller
+        self.run_id = controller.run_id
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["optbench_run_id"] = self.run_id
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        counts = getattr(node, "workeroutput", {}).get("optbench_requests")
+        if counts:
+            self.controller.add_request_counts(counts)

@@ -54,6 +54,7 @@ class FakeAPI:
     retry_after: str | None = "0"  # Retry-After header sent with a 429
     support_n: bool = True  # False: ignore n and return one choice (as some local servers do)
     reject_params: tuple[str, ...] = ()  # e.g. ("temperature", "max_tokens"): 400 when sent
+    max_n: int | None = None  # a larger n gets llama.cpp's 400 (its cap is its number of slots)
     timeout_sleep: float = 5.0
     port_number: int = 0  # 0: any free port
     requests: list[FakeRequest] = field(default_factory=list)
@@ -149,6 +150,10 @@ class FakeAPI:
                 return self._send(handler, 400, {"error": {
                     "message": f"Unsupported parameter: '{param}' is not supported with this model.",
                     "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
+        if request.api == "openai" and self.max_n is not None and request.n > self.max_n:
+            return self._send(handler, 400, {"error": {
+                "code": 400, "type": "invalid_request_error",
+                "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, but got {request.n}"}})
         if request.api == "openai":
             count = request.n if self.support_n else 1
             choices = [{"index": i, "finish_reason": "stop",

@@ -71,6 +71,7 @@ class EngineStats:
     requests: int = 0
     retries: int = 0
     rate_limited: int = 0
+    timeouts: int = 0
     failed: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -141,9 +142,11 @@ class ApiElicitor:
         self.stats = EngineStats()
         self.failures: dict[str, str] = {}
         self.on_progress = on_progress or (lambda stats: None)
+        # Without --max-tokens, the provider's default: part of the store key, like any limit.
+        self.max_tokens = settings.max_tokens or getattr(provider, "default_max_tokens", None)
 
     def key(self, spec: PromptSpec) -> str:
-        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature, self.settings.max_tokens)
+        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature, self.max_tokens)
 
     def owns(self, key: str) -> bool:
         """Stable sharding between xdist workers (a hash, never ``hash()``)."""
@@ -185,6 +188,14 @@ class ApiElicitor:
     def close(self) -> None:
         self.provider.close()
 
+    def request_counts(self) -> dict[str, int]:
+        """What this process asked of the server, for the summary and the report."""
+        stats = self.stats
+        resent = int(getattr(self.provider, "resent", 0))
+        return {"requests": stats.requests + resent, "retries": stats.retries, "rate_limited": stats.rate_limited,
+                "timeouts": stats.timeouts, "failed_answers": stats.failed,
+                "parameter_changes": int(getattr(self.provider, "parameter_changes", 0))}
+
     async def _run(self, jobs: Sequence[Job]) -> None:
         limit = AdaptiveLimit(self.settings.concurrency)
         await asyncio.gather(*(self._job(job, limit) for job in jobs))
@@ -194,7 +205,7 @@ class ApiElicitor:
         stats = self.stats
         while remaining > 0:
             n = max(1, min(remaining, self.provider.max_n))
-            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.settings.max_tokens, n)
+            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.max_tokens, n)
             await limit.acquire()
             stats.in_flight += 1
             stats.requests += 1
@@ -207,6 +218,8 @@ class ApiElicitor:
                 stats.in_flight -= 1
                 if failure.rate_limited:
                     stats.rate_limited += 1
+                if failure.timed_out:
+                    stats.timeouts += 1
                 delay = self._delay(failure, attempt)
                 await limit.release(rate_limited=failure.rate_limited,
                                     pause=delay if failure.retry_after is not None else None)

@@ -1,7 +1,7 @@
 """``anthropic:<model>``: the official Anthropic SDK (async client); ``--base-url`` too.
 
 The Messages API has no ``n``: every sample is its own request. ``max_tokens`` is required
-by the API, so a short default is sent when none is set. ``temperature`` goes in the body
+by the API: without --max-tokens the provider default (``default_max_tokens``) is sent. ``temperature`` goes in the body
 (recent SDK releases no longer take it as a keyword); a model that rejects it gets the
 request again without it.
 """
@@ -12,9 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
-
-DEFAULT_MAX_TOKENS = 64
-
 
 class AnthropicProvider(ApiProvider):
     provider = "anthropic"
@@ -39,7 +36,7 @@ class AnthropicProvider(ApiProvider):
             params: dict[str, Any] = {
                 "model": self.model, "system": request.system,
                 "messages": [{"role": "user", "content": request.user}],
-                "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+                "max_tokens": request.max_tokens or self.default_max_tokens,
             }
             if self.send_temperature:
                 # Through extra_body: recent SDK releases dropped the keyword, the API takes it.
@@ -49,7 +46,8 @@ class AnthropicProvider(ApiProvider):
             except self._anthropic.BadRequestError as exc:
                 if self.send_temperature and "temperature" in str(getattr(exc, "message", exc)).lower():
                     self.send_temperature = False
-                    self.note(f"{self.model}: the server rejected temperature, so it is no longer sent")
+                    self.adapted(f"{self.model}: the server rejected temperature, so it is no longer sent")
+                    self.resent += 1
                     continue
                 raise self._failure(exc) from None
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed

@@ -49,9 +49,14 @@ class CallFailed(Exception):
     """A failed request. ``retryable`` says whether trying again can help."""
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None, rate_limited: bool = False) -> None:
+                 status: int | None = None, rate_limited: bool = False, timed_out: bool = False) -> None:
         super().__init__(message)
         self.retryable, self.retry_after, self.status, self.rate_limited = retryable, retry_after, status, rate_limited
+        self.timed_out = timed_out
+
+
+DEFAULT_MAX_TOKENS = 256
+REASONING_MAX_TOKENS = 4096
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -118,6 +123,11 @@ class ApiProvider:
         self.model, self.base_url, self.timeout = model, base_url, timeout
         self._secrets = tuple(s for s in (api_key,) if s)
         self.notes: list[str] = []  # parameter changes made to suit the model or server
+        # Without --max-tokens: enough for "65" or a short JSON answer with a reason, and a
+        # bound on what a rambling model costs; reasoning models spend tokens thinking first.
+        self.default_max_tokens = DEFAULT_MAX_TOKENS
+        self.parameter_changes = 0
+        self.resent = 0  # requests sent again at once after such a change
         self.name = f"{self.provider}:{model}"
 
     def identity(self) -> dict[str, Any]:
@@ -126,6 +136,11 @@ class ApiProvider:
 
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
+
+    def adapted(self, text: str) -> None:
+        """The request was changed to suit the server (a rejected parameter): note and count it."""
+        self.parameter_changes += 1
+        self.note(text)
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -147,7 +162,8 @@ class ApiProvider:
             failure.args = (f"{name}: {failure.args[0]}",)
             return failure
         if isinstance(exc, sdk.APITimeoutError):
-            return CallFailed(f"{name}: request timed out after {self.timeout:g} s", retryable=True)
+            return CallFailed(f"{name}: request timed out after {self.timeout:g} s (long replies take long: "
+                              "lower --max-tokens, or raise --optbench-timeout)", retryable=True, timed_out=True)
         if isinstance(exc, sdk.APIConnectionError):
             return CallFailed(f"{name}: connection failed ({self.redact(str(exc))})", retryable=True)
         # Malformed responses (garbage instead of JSON) may be a glitch: retry a few times.

@@ -13,10 +13,26 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
+from .api import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
 MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once
+
+
+_CAP_PATTERNS = (
+    re.compile(r"<=\s*(\d+)"),  # llama.cpp: "Value must be between 1 <= value <= 4"; OpenAI: "a value <= 128"
+    re.compile(r"(?:at most|maximum(?: value)?(?: of| is)?|less than or equal to|up to|not exceed)\s+(\d+)"),
+    re.compile(r"between\s+\d+\s+and\s+(\d+)"),
+)
+
+
+def stated_cap(message: str) -> int | None:
+    """The largest ``n`` a server's rejection says it accepts, when it says one."""
+    for pattern in _CAP_PATTERNS:
+        match = pattern.search(message)
+        if match:
+            return int(match.group(1))
+    return None
 
 
 class OpenAIProvider(ApiProvider):
@@ -40,6 +56,7 @@ class OpenAIProvider(ApiProvider):
         self.token_parameter = "max_completion_tokens" if self.reasoning else "max_tokens"
         self.max_n = MAX_N
         if self.reasoning:
+            self.default_max_tokens = REASONING_MAX_TOKENS
             self.note(f"{model} is a reasoning model: temperature is not sent and max_tokens is sent "
                       "as max_completion_tokens")
 
@@ -59,29 +76,44 @@ class OpenAIProvider(ApiProvider):
             try:
                 response = await self.client.chat.completions.create(**params)
             except self._openai.BadRequestError as exc:
-                if not self._adapt(exc, request):
+                if not self._adapt(exc, params):
                     raise self._failure(exc) from None
+                self.resent += 1
                 continue
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
             return self._result(response)
         raise CallFailed("openai: the server rejected the request after parameter changes", retryable=False)
 
-    def _adapt(self, exc: Any, request: ApiRequest) -> bool:
-        """Change the request to suit the server; False when nothing is left to change."""
+    def _adapt(self, exc: Any, params: Mapping[str, Any]) -> bool:
+        """Change the request to suit the server; False when nothing is left to change.
+
+        Decided on what this request sent, since concurrent requests meet the same rejection
+        and only the first of them changes (and notes) anything."""
         text = f"{getattr(exc, 'param', '')} {getattr(exc, 'message', exc)}".lower()
-        if self.send_temperature and "temperature" in text:
-            self.send_temperature = False
-            self.note(f"{self.model}: the server rejected temperature, so it is no longer sent")
+        if "temperature" in params and "temperature" in text:
+            if self.send_temperature:
+                self.send_temperature = False
+                self.adapted(f"{self.model}: the server rejected temperature, so it is no longer sent")
             return True
-        if self.token_parameter == "max_tokens" and "max_tokens" in text and request.max_tokens:
-            self.token_parameter = "max_completion_tokens"
-            self.note(f"{self.model}: the server rejected max_tokens, so max_completion_tokens is sent")
+        if "max_tokens" in params and "max_tokens" in text:
+            if self.token_parameter == "max_tokens":
+                self.token_parameter = "max_completion_tokens"
+                self.adapted(f"{self.model}: the server rejected max_tokens, so max_completion_tokens is sent")
             return True
-        if request.n > 1 and re.search(r"\bn\b", text):
-            self.max_n = 1
-            self.note(f"{self.model}: the server rejected n > 1, so each sample is its own request")
-            return True  # asked again at once with n = 1; the engine requests the rest
+        sent = int(params.get("n", 1))
+        if sent > 1 and re.search(r"\bn\b", text):
+            cap = stated_cap(text)
+            allowed = cap if cap is not None and 1 <= cap < sent else 1
+            if allowed < self.max_n:
+                self.max_n = allowed
+                if allowed > 1:
+                    self.adapted(f"{self.model}: the server accepts at most n = {allowed} (it rejected n = {sent}), "
+                                 f"so up to {allowed} samples come from one request")
+                else:
+                    self.adapted(f"{self.model}: the server rejected n = {sent} and stated no cap, so each sample "
+                                 "is its own request")
+            return True  # asked again at once with the smaller n; the engine requests the rest
         return False
 
     def _failure(self, exc: BaseException) -> CallFailed:

@@ -24,6 +24,17 @@ class GateFailureStat:
         self.message = message
 
 
+def request_line(counts: dict[str, int]) -> str | None:
+    """Requests sent in this run and what it took: retries, rate limits, time-outs, changes."""
+    if not counts.get("requests"):
+        return None
+    parts = [f"{counts.get('retries', 0):,} retried ({counts.get('rate_limited', 0):,} rate-limited, "
+             f"{counts.get('timeouts', 0):,} timed out)"]
+    if counts.get("parameter_changes"):
+        parts.append(f"{counts['parameter_changes']:,} request(s) changed to suit the server (see notes)")
+    return f"requests {counts['requests']:,}: " + ", ".join(parts)
+
+
 MAX_GATE_ROWS = 30
 
 
@@ -40,6 +51,8 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         tr.write_line(f"answers {usage['answers']:,}: {usage['paid_this_run']:,} paid for in this run "
                       f"({usage['input_tokens']:,} input + {usage['output_tokens']:,} output tokens), "
                       f"{usage['from_store']:,} read from the response store")
+    if line := request_line(metadata.get("requests") or {}):
+        tr.write_line(line, yellow=bool(metadata["requests"].get("retries") or metadata["requests"].get("timeouts")))
     if usage["failed_calls"]:
         tr.write_line(f"{usage['failed_calls']:,} answer(s) failed (after the retries that could help); they count "
                       "in error_rate and their items failed", red=True)

@@ -34,6 +34,11 @@ class ControllerSession:
         self.outcome: Outcome | None = None
         self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
         self.baseline_display: str | None = None
+        self.requests: dict[str, int] = {}  # summed over the processes that elicited
+
+    def add_request_counts(self, counts: dict[str, int]) -> None:
+        for name, count in counts.items():
+            self.requests[name] = self.requests.get(name, 0) + int(count)
 
     def load_baseline(self, root: Path) -> None:
         """Read --optbench-baseline now, so a bad file is a usage error before any call."""
@@ -89,6 +94,7 @@ class ControllerSession:
             "thresholds": self.thresholds_display,
             "baseline": self.baseline_display,
             "usage": self.outcome.usage() if self.outcome else {},
+            "requests": dict(self.requests),
             "provider_notes": self.outcome.notes() if self.outcome else [],
             "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
                        "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},

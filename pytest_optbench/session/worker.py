@@ -93,6 +93,10 @@ class WorkerSession:
             return [self.elicitor.record(spec) for spec in specs]
         return elicit(as_model(model), specs)
 
+    def request_counts(self) -> dict[str, int]:
+        """Requests, retries, time-outs and parameter changes of this process (API models)."""
+        return self.elicitor.request_counts() if self.elicitor is not None else {}
+
     def close(self) -> None:
         if self.elicitor is not None:
             self.elicitor.close()

@@ -8,6 +8,7 @@ import json
 import pytest
 from conftest import Run, pair_suite
 
+from pytest_optbench.providers.api import DEFAULT_MAX_TOKENS
 from pytest_optbench.testing import FakeAPI
 
 SECRET = "sk-test-SECRET-abc123XYZ"
@@ -110,7 +111,7 @@ def test_anthropic_run_one_request_per_sample(optbench, api):
     assert result.ret == 0, result.text
     result.result.assert_outcomes(passed=2)
     assert len(api.requests) == 4 * SAMPLES  # the Messages API has no n
-    assert all(r.api == "anthropic" and r.body["max_tokens"] == 64 and r.body["temperature"] == 0.7
+    assert all(r.api == "anthropic" and r.body["max_tokens"] == DEFAULT_MAX_TOKENS and r.body["temperature"] == 0.7
                for r in api.requests)
     usage = result.report["run"]["usage"]
     assert usage["paid_this_run"] == usage["answers"] == 4 * SAMPLES
@@ -195,3 +196,20 @@ def test_auth_error_fails_items_is_not_retried_and_the_key_never_leaks(optbench,
     assert f"{ANSWERS} answer(s) failed (after the retries that could help)" in bad.text
     assert all(a["error"].startswith("openai: HTTP 401") and a["raw"] is None for a in every_answer(bad.report))
     assert_no_secret(optbench.pytester, [good, bad], SECRET)
+
+
+def test_requests_retries_and_parameter_changes_are_counted(optbench, api):
+    # A server that caps n at 2 (llama.cpp with -np 2) and rate-limits the first request once.
+    api.max_n, api.faults = 2, ["429"]
+    optbench.write("suite.yaml", pair_suite(n=ITEMS))
+    result = run(optbench, api)
+    assert result.ret == 0, result.text
+    counts = result.report["run"]["requests"]
+    assert counts["retries"] == 1 and counts["rate_limited"] == 1 and counts["timeouts"] == 0
+    assert counts["requests"] == len(api.requests)
+    assert counts["parameter_changes"] >= 1  # each process that met the cap adapted once
+    # n = 3 is sent at most once per prompt (plus the rate-limited try), never after the cap
+    assert sum(r.n == 3 for r in api.requests) <= PROMPTS + 1
+    assert all(a["error"] is None for a in every_answer(result.report))
+    assert f"requests {counts['requests']:,}: 1 retried (1 rate-limited, 0 timed out)" in result.text
+    assert "the server accepts at most n = 2 (it rejected n = 3)" in result.text

@@ -15,13 +15,18 @@ from collections import Counter
 import pytest
 
 from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
+from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts import PromptSpec
-from pytest_optbench.providers.anthropic_provider import DEFAULT_MAX_TOKENS, AnthropicProvider
-from pytest_optbench.providers.api import CallFailed, public_url
+from pytest_optbench.providers.anthropic_provider import AnthropicProvider
+from pytest_optbench.providers.api import (
+    DEFAULT_MAX_TOKENS,
+    REASONING_MAX_TOKENS,
+    CallFailed,
+    public_url,
+)
 from pytest_optbench.providers.base import Prompt
-from pytest_optbench.providers.openai_provider import MAX_N, OpenAIProvider
-from pytest_optbench.elicit.store import ResponseStore
+from pytest_optbench.providers.openai_provider import MAX_N, OpenAIProvider, stated_cap
 from pytest_optbench.testing import FakeAPI
 
 OPENAI_KEY = "sk-test-SECRET-abc123XYZ"
@@ -42,7 +47,7 @@ def settings(**changes) -> EngineSettings:
 
 
 CONFIG_FIELDS = ("answer", "latency", "faults", "fault_for", "retry_after", "support_n", "reject_params",
-                 "timeout_sleep")
+                 "timeout_sleep", "max_n")
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +140,8 @@ def test_openai_success_several_samples_per_request(api, make):
     body = next(r.body for r in api.requests if r.user == specs[0].user)  # requests run concurrently
     assert body["model"] == "fake-model" and body["temperature"] == 0.7
     assert body["messages"] == [{"role": "system", "content": SYSTEM}, {"role": "user", "content": specs[0].user}]
-    assert "max_tokens" not in body and "max_completion_tokens" not in body  # none unless --max-tokens
+    # Without --max-tokens the provider's default limit is sent (a rambling model costs little).
+    assert body["max_tokens"] == DEFAULT_MAX_TOKENS and "max_completion_tokens" not in body
     # Tokens are billed once per request: they sit on the first sample.
     answers = records[0].answers
     assert answers[0].input_tokens > 0 and answers[0].output_tokens == 6
@@ -291,7 +297,10 @@ def test_timeout_exhausted_names_the_timeout(fake, make):
     elicitor = make(server, timeout=0.3, engine=settings(max_retries=1))
     [record] = run_all(elicitor, [spec(samples=1)])
     assert len(server.requests) == 2
-    assert record.answers[0].error == "openai: request timed out after 0.3 s (after 1 retries)"
+    assert record.answers[0].error == ("openai: request timed out after 0.3 s (long replies take long: lower "
+                                       "--max-tokens, or raise --optbench-timeout) (after 1 retries)")
+    counts = elicitor.request_counts()
+    assert (counts["requests"], counts["retries"], counts["timeouts"]) == (2, 1, 2)
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -569,8 +578,38 @@ def test_rejected_n_falls_back_to_one_sample_per_request(fake, make):
     ns = [r.n for r in server.requests]
     assert all(a.error is None for a in record.answers)
     assert ns == [3, 1, 1, 1]
-    assert any("n > 1" in note for note in elicitor.provider.notes)
+    assert any("rejected n = 3 and stated no cap" in note for note in elicitor.provider.notes)
     assert elicitor.provider.max_n == 1
+    assert elicitor.request_counts()["parameter_changes"] == 1
+
+
+def test_rejected_n_uses_the_cap_the_server_states(fake, make):
+    # llama.cpp's server started with -np 4 accepts n <= 4 and says so in its 400.
+    server = fake(max_n=4)
+    elicitor = make(server, engine=settings(concurrency=1))
+    [record] = run_all(elicitor, [spec(samples=10)])
+    assert [a.error for a in record.answers] == [None] * 10
+    assert [r.n for r in server.requests] == [10, 4, 4, 2]
+    assert elicitor.provider.max_n == 4
+    assert any("at most n = 4 (it rejected n = 10)" in note for note in elicitor.provider.notes)
+
+
+@pytest.mark.parametrize(("message", "cap"), [
+    ("Field 'n': Value must be between 1 <= value <= 4, but got 5", 4),
+    ("Invalid 'n': integer above maximum value. Expected a value <= 128, but got 200 instead.", 128),
+    ("n must be at most 8", 8),
+    ("n: ensure this value is less than or equal to 2", 2),
+    ("'n' is not supported with this model.", None),
+])
+def test_stated_cap_reads_the_servers_words(message, cap):
+    assert stated_cap(message.lower()) == cap
+
+
+def test_reasoning_models_get_a_larger_default_token_limit(api, make):
+    elicitor = make(api, model="o3-mini")
+    run_all(elicitor, [spec(samples=1)])
+    assert api.requests[0].body["max_completion_tokens"] == REASONING_MAX_TOKENS
+    assert elicitor.max_tokens == REASONING_MAX_TOKENS
 
 
 def test_rejected_n_fallback_does_not_use_up_a_retry(fake, make):
