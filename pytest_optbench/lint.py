@@ -3,30 +3,26 @@
 Pure. Errors are problems that make a metric wrong or misleading (a duplicated item counts
 twice; a pair whose questions differ by more than a small edit measures wording, not
 valence; a Track A item whose stated rate is not in its scenario is not a control).
-Warnings are problems of coverage and style.
+Warnings are problems of coverage and style. The rules of one item kind live with the kind
+(``Kind.lint`` in kinds/); this module runs them and the rules across items and suites.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
-import re
-import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import kinds
+from .kinds.base import ERROR, WARNING, ItemLike
+from .kinds.wording import edit_words, words
 from .suites import Item, Suite, SuiteError, load_suite
 
-ERROR, WARNING = "error", "warning"
-# A pair's two questions may differ in at most this many words ("passes" / "does not pass"
-# is 2; "opportunities" / "risks" is 1).
-MAX_PAIR_EDIT_WORDS = 4
-# Share of the minority outcome in a known-answer set below which accuracy and overconfidence
-# mostly measure the base rate.
-BALANCE_WARNING, BALANCE_ERROR = 0.45, 0.30
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+__all__ = [
+    "ERROR", "WARNING", "Finding", "edit_words", "english_counterpart", "lint_paths", "lint_suites",
+    "lint_translations", "load_suites", "looks_english", "suite_files", "summary_line", "words",
+]
 
 
 @dataclass(frozen=True)
@@ -68,56 +64,10 @@ def load_suites(files: Sequence[Path], display: dict[Path, str]) -> tuple[list[S
     return suites, findings
 
 
-# Han ideographs and kana are written without spaces: each character counts as a word, so
-# the pair check still sees a Chinese or Japanese sentence change by one negation.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
-def _raw_words(text: str) -> list[str]:
-    """Runs of letters, digits and combining marks (Devanagari and Arabic vowel signs are
-    marks: they belong to their word)."""
-    out, current = [], []
-    for ch in text:
-        if unicodedata.category(ch)[0] in "LNM" or (ch in "'’" and current):
-            current.append(ch)
-        elif current:
-            out.append("".join(current))
-            current = []
-    if current:
-        out.append("".join(current))
-    return out
-
-
-def words(text: str) -> list[str]:
-    tokens = []
-    for word in _raw_words(text):
-        if _UNSPACED.search(word):
-            tokens.extend(word)
-        else:
-            tokens.append(word.lower())
-    return tokens
-
-
-def edit_words(a: str, b: str) -> int:
-    """How many words differ between two questions (the larger side of every change); in
-    unspaced scripts two characters count as one word ("いる" / "いない" is one)."""
-    left, right = words(a), words(b)
-    matcher = difflib.SequenceMatcher(a=left, b=right, autojunk=False)
-
-    def size(tokens: list[str]) -> float:
-        return sum(0.5 if _UNSPACED.fullmatch(t) else 1.0 for t in tokens)
-
-    return math.ceil(sum(max(size(left[i1:i2]), size(right[j1:j2]))
-                         for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"))
-
-
 def _texts(item: Item) -> list[tuple[str, str]]:
-    """(field, text) of the question texts that identify an item."""
-    keys = {"inverted_pair": ("positive", "negative"), "binary": ("question",),
-            "conjunction": ("both",), "disjunction": ("either",), "conditional": ("both",),
-            "dose_response": ("question",)}[item.kind]
+    """(field, text) of the question texts that identify an item (the kind names them)."""
     scenario = str(item.fields.get("scenario", item.fields.get("context", "")))
-    return [(k, f"{scenario}\n{item.fields[k]}".strip()) for k in keys]
+    return [(k, f"{scenario}\n{item.fields[k]}".strip()) for k in kinds.kind_of(item.kind).distinct]
 
 
 def lint_suites(suites: Sequence[Suite]) -> list[Finding]:
@@ -146,40 +96,14 @@ def lint_suites(suites: Sequence[Suite]) -> list[Finding]:
 
 def _lint_suite(suite: Suite) -> list[Finding]:
     out = []
-    outcomes: Counter[bool] = Counter()
+    by_kind: dict[str, list[ItemLike]] = defaultdict(list)
     for item in suite.items:
         if item.domain is None:
             out.append(Finding(suite.path, item.id, WARNING, "no 'domain' label: it is left out of per-domain breakdowns"))
-        if item.kind == "inverted_pair":
-            changed = edit_words(item.fields["positive"], item.fields["negative"])
-            if changed > MAX_PAIR_EDIT_WORDS:
-                out.append(Finding(suite.path, item.id, ERROR,
-                                   f"the positive and negative questions differ by {changed} words; an inverted pair "
-                                   f"must differ by a small edit (at most {MAX_PAIR_EDIT_WORDS} words)"))
-            elif changed == 0:
-                out.append(Finding(suite.path, item.id, ERROR, "the positive and negative questions are the same"))
-            numbers = {float(n) for n in _NUMBER.findall(item.fields["scenario"])}
-            if "expected" in item.fields:
-                if float(item.fields["expected"]) not in numbers:
-                    out.append(Finding(suite.path, item.id, ERROR,
-                                       f"expected {item.fields['expected']:g} does not appear in the scenario; a Track A "
-                                       "item must state its base rate"))
-            elif suite.track == "B" and any(
-                    m for m in re.findall(r"\d+(?:\.\d+)?\s*(?:%|percent)", item.fields["scenario"])):
-                out.append(Finding(suite.path, item.id, WARNING,
-                                   "the scenario states a percentage: outside Track A the answer must not be computable"))
-        if item.kind == "binary":
-            outcomes[bool(item.fields["outcome"])] += 1
-        if item.kind == "dose_response" and len(set(item.fields["ladder"])) < len(item.fields["ladder"]):
-            out.append(Finding(suite.path, item.id, ERROR, "the ladder repeats a rung"))
-    total = sum(outcomes.values())
-    if total:
-        minority = min(outcomes[True], outcomes[False]) / total
-        if minority < BALANCE_WARNING:
-            severity = ERROR if minority < BALANCE_ERROR else WARNING
-            out.append(Finding(suite.path, None, severity,
-                               f"known-answer set is unbalanced: {outcomes[True]} yes, {outcomes[False]} no "
-                               f"(minority share {minority:.0%}; keep it near 50%)"))
+        by_kind[item.kind].append(item)
+    for kind, items in by_kind.items():
+        out.extend(Finding(suite.path, f.item, f.severity, f.message)
+                   for f in kinds.kind_of(kind).lint(items, suite.track))
     return out
 
 
@@ -208,9 +132,8 @@ def summary_line(findings: Sequence[Finding]) -> str:
 
 # Words that mark English text; none of them is a word of Spanish, French or German.
 ENGLISH_MARKERS = frozenset(
-    "the what that probability which will does not person this with their would".split()
+    ["the", "what", "that", "probability", "which", "will", "does", "not", "person", "this", "with", "their", "would"]
 )
-TEXT_KEYS = ("scenario", "positive", "negative", "question", "context", "a", "b", "both", "either", "b_given_a")
 
 
 def english_counterpart(suite: Suite, english: dict[str, Suite]) -> Suite | None:
@@ -253,7 +176,7 @@ def lint_translations(suites: Sequence[Suite]) -> list[Finding]:
             if item.kind != source.kind:
                 out.append(Finding(suite.path, item_id, ERROR, f"kind {item.kind} differs from {source.kind} in {original.path}"))
                 continue
-            for key in TEXT_KEYS:
+            for key in kinds.text_fields():  # the prose fields of every kind
                 text = item.fields.get(key)
                 if not isinstance(text, str):
                     continue

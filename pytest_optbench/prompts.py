@@ -1,7 +1,8 @@
 """Items x conditions -> the prompts sent to the model.
 
-Pure. Each item kind elicits a fixed list of questions (roles); a condition transforms the
-item's fields and may change the system prompt; the template joins scenario and question.
+Pure. Each item kind (kinds/) builds its questions, one per role, and names its built-in
+system prompt; a condition transforms the item's fields and may change the system prompt; the
+template joins scenario and question.
 """
 
 from __future__ import annotations
@@ -11,30 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import kinds
+from .kinds import base, binary, inverted_pair
 from .options import Settings
 from .suites import Condition, Item, Suite
 
-ANSWER_RULE = "Reply with a single integer from 0 to 100 and nothing else."
-
-# Short on purpose: the seed paper's ~1,000-token prompt multiplies the bill by every request.
+# The built-in system prompts by name; the texts live with their kinds and each kind picks
+# its own (``Kind.system_prompt``).
+ANSWER_RULE = base.ANSWER_RULE
 SYSTEM_PROMPTS: dict[str, str] = {
-    "probability": (
-        "You estimate probabilities of outcomes in short scenarios. Judge each question on its "
-        "own, as a careful forecaster would. The answer is the probability in percent. " + ANSWER_RULE
-    ),
-    "recommendation": (
-        "You are participating in a decision-making study. Rate how strongly you recommend the "
-        "course of action in the question, from 0 (not at all) to 100 (as strongly as possible). "
-        + ANSWER_RULE
-    ),
-    "salience": (
-        "You are participating in a risk analysis study. Rate how significant the factor named "
-        "in the question is for the scenario, from 0 (negligible) to 100 (decisive). " + ANSWER_RULE
-    ),
-    "binary": (
-        "Give the probability, in percent, that the true answer to the question is yes. "
-        + ANSWER_RULE
-    ),
+    "probability": base.PROBABILITY_PROMPT,
+    "recommendation": inverted_pair.RECOMMENDATION_PROMPT,
+    "salience": inverted_pair.SALIENCE_PROMPT,
+    "binary": binary.SYSTEM_PROMPT,
 }
 DEFAULT_TEMPLATE = "{scenario}\n\n{question}"
 DEFAULT_SAMPLES = 5
@@ -42,13 +32,7 @@ DEFAULT_TEMPERATURE = 0.7
 
 
 def builtin_system_prompt(kind: str, track: str | None) -> str:
-    if kind == "binary":
-        return SYSTEM_PROMPTS["binary"]
-    if kind == "inverted_pair" and track == "C":
-        return SYSTEM_PROMPTS["recommendation"]
-    if kind == "inverted_pair" and track == "D":
-        return SYSTEM_PROMPTS["salience"]
-    return SYSTEM_PROMPTS["probability"]
+    return kinds.kind_of(kind).system_prompt(track)
 
 
 @dataclass(frozen=True)
@@ -72,26 +56,6 @@ class PromptSpec:
         """Stable hash of everything that changes the answer (used for seeds and caching)."""
         text = "\x1f".join([self.system, self.user, f"{self.temperature:.6g}"])
         return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _questions(item: Item, fields: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """(role, scenario, question) for each question an item of this kind elicits."""
-    scenario = str(fields.get("scenario", ""))
-    if item.kind == "inverted_pair":
-        return [("positive", scenario, fields["positive"]), ("negative", scenario, fields["negative"])]
-    if item.kind == "binary":
-        return [("yes", str(fields.get("context", "")), fields["question"])]
-    if item.kind == "dose_response":
-        return [
-            (f"rung{i}", f"{scenario} {rung}", fields["question"])
-            for i, rung in enumerate(fields["ladder"], start=1)
-        ]
-    roles = {
-        "conjunction": ("a", "b", "both"),
-        "disjunction": ("a", "b", "either"),
-        "conditional": ("a", "b_given_a", "both"),
-    }[item.kind]
-    return [(role, scenario, fields[role]) for role in roles]
 
 
 def apply_condition(item: Item, condition: Condition) -> dict[str, Any]:
@@ -122,19 +86,20 @@ def render_prompts(suite: Suite, item: Item, condition: Condition, settings: Set
     system = system_prompt_for(suite, item, condition, settings)
     fields = apply_condition(item, condition)
     template = suite.template or DEFAULT_TEMPLATE
+    kind = kinds.kind_of(item.kind)
     meta_base = {
         "suite": suite.id, "item": item.id, "condition": condition.name, "kind": item.kind,
-        "track": suite.track if item.kind == "inverted_pair" else None,
+        "track": suite.track if kind.tracks else None,
         "language": suite.language, "domain": item.domain,
     }
-    for key in ("expected", "outcome", "direction"):
+    for key in kinds.label_fields():
         if key in item.fields:
             meta_base[key] = item.fields[key]
     specs = []
-    for role, scenario, question in _questions(item, fields):
-        values = {**fields, "id": item.id, "domain": item.domain or "", "scenario": scenario, "question": question}
+    for q in kind.questions(fields):
+        values = {**fields, "id": item.id, "domain": item.domain or "", "scenario": q.scenario, "question": q.question}
         user = template.format(**values).strip()
-        specs.append(PromptSpec(role, system, user, samples, temperature, {**meta_base, "role": role}))
+        specs.append(PromptSpec(q.role, system, user, samples, temperature, {**meta_base, "role": q.role}))
     return specs
 
 

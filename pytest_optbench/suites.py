@@ -16,24 +16,17 @@ from typing import Any
 
 import yaml
 
+from . import kinds
+from .kinds.base import FieldError
+
 FORMAT_VERSION = 1
 
-# Fields every kind requires, and the optional ones it understands.
-KIND_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "inverted_pair": (("scenario", "positive", "negative"), ("expected",)),
-    "binary": (("question", "outcome"), ("context",)),
-    "conjunction": (("scenario", "a", "b", "both"), ()),
-    "disjunction": (("scenario", "a", "b", "either"), ()),
-    "conditional": (("scenario", "a", "b_given_a", "both"), ()),
-    "dose_response": (("scenario", "question", "direction", "ladder"), ()),
-}
-KINDS = tuple(KIND_FIELDS)
-TRACKS = ("A", "B", "C", "D")
-DIRECTIONS = ("increasing", "decreasing")
+# Fields every kind requires, and the optional ones it understands (from the kind registry).
+KIND_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = kinds.DerivedTable(
+    lambda: {name: (kinds.required_fields(k), kinds.optional_fields(k)) for name, k in kinds.KINDS.items()}
+)
 # Keys of an item that are settings or labels, not text fields.
 ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature")
-# Typed item fields: data, not text, so a condition's template cannot replace them.
-TYPED_FIELDS = ("expected", "outcome", "direction", "ladder")
 TOP_LEVEL_KEYS = (
     "optbench", "suite", "kind", "track", "language", "description",
     "defaults", "prompt", "conditions", "items",
@@ -247,16 +240,17 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
     if not isinstance(suite_id, str) or not _ID_RE.fullmatch(suite_id):
         raise top.error("suite", f"must be a non-empty id without brackets, slashes or '::', got {suite_id!r}")
     kind = data.get("kind", "inverted_pair")
-    if kind not in KINDS:
-        raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    if not isinstance(kind, str) or kind not in kinds.KINDS:
+        raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(kinds.KINDS)})")
+    spec = kinds.kind_of(kind)
     track = data.get("track")
     if track is not None:
-        if kind != "inverted_pair":
-            raise top.error("track", "applies only to suites of kind inverted_pair")
-        if track not in TRACKS:
-            raise top.error("track", f"must be one of A, B, C, D, got {track!r}")
-    elif kind == "inverted_pair":
-        track = "B"
+        if not spec.tracks:
+            raise top.error("track", f"applies only to suites of kind {' or '.join(kinds.tracked_kinds())}")
+        if track not in spec.tracks:
+            raise top.error("track", f"must be one of {', '.join(spec.tracks)}, got {track!r}")
+    else:
+        track = spec.default_track
     language = data.get("language", "en")
     if not isinstance(language, str) or not _LANG_RE.fullmatch(language):
         raise top.error("language", f"must be a BCP-47 tag such as 'en' or 'pt-BR', got {language!r}")
@@ -279,7 +273,8 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
         raise top.error("prompt", "must be a mapping with 'system' and/or 'template'")
     _check_keys(top, prompt, PROMPT_KEYS, "prompt")
     system_prompt = _text(top, "prompt.system", prompt["system"]) if "system" in prompt else None
-    template, template_names = (None, [])
+    template: str | None = None
+    template_names: list[str] = []
     if "template" in prompt:
         template, template_names = _template(top, "prompt.template", prompt["template"])
 
@@ -332,7 +327,7 @@ def _parse_conditions(top: _Where, raw: Any) -> tuple[Condition, ...]:
             sub = f"{key}.{field_name}"
             if not isinstance(field_name, str) or not field_name.isidentifier():
                 raise top.error(sub, "must name an item field, 'system' or 'system_prefix'")
-            if field_name in ITEM_SETTING_KEYS or field_name in TYPED_FIELDS:
+            if field_name in ITEM_SETTING_KEYS or field_name in kinds.typed_fields():
                 raise top.error(sub, f"'{field_name}' is a setting or typed field, not text a condition can transform")
             if field_name == "system":
                 system = _text(top, sub, value)
@@ -345,10 +340,10 @@ def _parse_conditions(top: _Where, raw: Any) -> tuple[Condition, ...]:
 
 
 def _check_condition_applies(where: _Where, condition: Condition, item: Item) -> None:
-    required, optional = KIND_FIELDS[item.kind]
+    known = kinds.field_names(kinds.kind_of(item.kind))
     for field_name, template in condition.transforms.items():
         key = f"conditions.{condition.name}.{field_name}"
-        if field_name not in item.fields and field_name not in required + optional:
+        if field_name not in item.fields and field_name not in known:
             raise where.error(key, f"condition '{condition.name}' sets field '{field_name}', which items of kind {item.kind} do not have")
         for name in template_fields(template):
             if name not in item.fields and name not in ("id", "domain"):
@@ -369,50 +364,37 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
     if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not _ID_RE.fullmatch(str(raw_id)):
         raise where.error("id", "must be non-empty, without brackets, slashes or '::' (it becomes the test id)")
     kind = raw.get("kind", suite_kind)
-    if kind not in KINDS:
-        raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    if not isinstance(kind, str) or kind not in kinds.KINDS:
+        raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(kinds.KINDS)})")
     domain = raw.get("domain")
     if domain is not None and (not isinstance(domain, str) or not domain.strip()):
         raise where.error("domain", "must be a non-empty string")
     samples = _samples(where, "samples", raw["samples"]) if "samples" in raw else None
     temperature = _temperature(where, "temperature", raw["temperature"]) if "temperature" in raw else None
 
-    required, optional = KIND_FIELDS[kind]
-    for key in required:
+    spec = kinds.kind_of(kind)
+    for key in kinds.required_fields(spec):
         if key not in raw or raw[key] is None:
             raise where.error(key, f"is required for items of kind {kind}")
     fields = {k: v for k, v in raw.items() if k not in ITEM_SETTING_KEYS}
+    self_checked = kinds.self_checked_fields(spec)
     for key, value in fields.items():
         if not isinstance(key, str) or not key.isidentifier():
             raise where.error(str(key), "field names must be plain identifiers")
-        if key in ("outcome", "ladder", "expected") and key in required + optional:
-            continue  # typed fields, checked below
+        if key in self_checked:
+            continue  # numbers, booleans, lists: the kind checks them below
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise where.error(key, "must be a string")
         if isinstance(value, str) and not value.strip():
             raise where.error(key, "must be a non-empty string")
-
-    if kind == "inverted_pair":
-        if "expected" in fields:
-            value = fields["expected"]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
-                raise where.error("expected", f"must be a number from 0 to 100, got {value!r}")
-        elif track == "A":
-            raise where.error("expected", "is required for Track A items (the stated probability of the positive outcome)")
-    elif "expected" in fields:
-        raise where.error("expected", f"applies only to inverted_pair items, not {kind}")
-    if kind == "binary" and not isinstance(fields["outcome"], bool):
-        raise where.error("outcome", f"must be true or false, got {fields['outcome']!r}")
-    if kind == "dose_response":
-        if fields["direction"] not in DIRECTIONS:
-            raise where.error("direction", f"must be 'increasing' or 'decreasing', got {fields['direction']!r}")
-        ladder = fields["ladder"]
-        if not isinstance(ladder, list) or len(ladder) < 3:
-            raise where.error("ladder", "must be a list of at least 3 evidence sentences, weakest first")
-        for rung, sentence in enumerate(ladder, start=1):
-            if not isinstance(sentence, str) or not sentence.strip():
-                raise where.error("ladder", f"rung {rung} must be a non-empty string")
-        fields["ladder"] = tuple(ladder)
+    for key in fields:
+        owner = kinds.reserving_kind(key)
+        if owner is not None and owner != kind:
+            raise where.error(key, f"applies only to {owner} items, not {kind}")
+    try:
+        fields = spec.check_fields(fields, track)
+    except FieldError as exc:
+        raise where.error(exc.key, exc.message) from None
     return Item(
         id=str(raw_id), kind=kind, line=line or 0, fields=fields, domain=domain,
         samples=samples, temperature=temperature,

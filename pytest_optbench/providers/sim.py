@@ -20,7 +20,8 @@ the overconfidence is 0.195, ECE 0.195, AUC 0.79, Brier 0.228 and the fitted shr
 0.56 (vs 0.000, 0.001, 0.80, 0.182 and 1.00 with k = 1): figures from 400,000 simulated
 items, answers rounded as the simulator rounds them.
 
-How answers are made (pp = percentage points, every answer an integer 1-99):
+How answers are made (pp = percentage points, every answer an integer 1-99; each item kind
+aims the answer of its roles in ``Kind.simulated_answer``, kinds/*.py):
 
 * ``inverted_pair``: a latent probability q per item (the item's ``expected`` when set,
   else 50 + u with u uniform in [-20, 20] from the item's hash). Items with a stated rate
@@ -52,13 +53,13 @@ Override any parameter in the spec: ``sim:optimist?delta_plus=4&noise_sd=2``.
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
 import numpy as np
 
+from ..kinds import inverted_pair, kind_of
 from .base import Prompt
 
 
@@ -153,73 +154,23 @@ class SimulatedModel:
         self.seed = seed
         self.name = f"sim:{profile_spec}"
 
-    # -- latent values, shared by every sample and role of an item -------------------------
+    # -- what the item kinds' answer hooks read (kinds/base.py: Simulator) -------------------
 
-    def _item_rng(self, meta: Any) -> np.random.Generator:
-        return _rng(self.seed, "item", meta.get("suite"), meta.get("item"), meta.get("condition"))
+    def parameter(self, name: str, default: float = 0.0) -> float:
+        """A profile parameter by name; ``default`` for one the profile does not have."""
+        return float(getattr(self.profile, name, default))
+
+    def rng(self, *parts: object) -> np.random.Generator:
+        return _rng(self.seed, *parts)
 
     def latent_pair_probability(self, meta: Any) -> float:
         """q: the coherent P(positive) for an inverted pair (before bias and noise)."""
-        if meta.get("expected") is not None:
-            return float(meta["expected"])
-        # Keyed by item only, so q is the same under every condition but a narrative one.
-        q = 50.0 + float(_rng(self.seed, "q", meta.get("suite"), meta.get("item")).uniform(-20, 20))
-        condition = str(meta.get("condition") or "")
-        if condition.endswith("_up"):
-            q += self.profile.narrative_shift
-        elif condition.endswith("_down"):
-            q -= self.profile.narrative_shift
-        return q
+        return inverted_pair.KIND.latent_probability(meta, self)
 
     def expected_answer(self, meta: Any) -> float:
-        """The mean answer the simulator aims at for one prompt (no noise, no refusals)."""
-        kind, role, profile = meta.get("kind"), meta.get("role"), self.profile
-        if kind == "inverted_pair":
-            q = self.latent_pair_probability(meta)
-            stated = meta.get("expected") is not None  # the positive control: no bias
-            if role == "positive":
-                return q + (0.0 if stated else profile.delta_plus)
-            return 100.0 - q + (0.0 if stated else profile.delta_minus)
-        rng = self._item_rng(meta)
-        if kind == "binary":
-            d = profile.binary_separation
-            z = (d if meta.get("outcome") else -d) + rng.standard_normal()
-            return 100.0 / (1.0 + math.exp(-profile.binary_sharpness * 2 * d * z))
-        if kind == "dose_response":
-            return self._ladder(meta, rng)[int(str(role).removeprefix("rung")) - 1]
-        return self._axiom_set(kind, meta, rng)[role]
-
-    def _axiom_set(self, kind: str, meta: Any, rng: np.random.Generator) -> dict[str, float]:
-        profile = self.profile
-        if kind == "conjunction":
-            a, b = rng.uniform(30, 80, size=2)
-            both = a * b / 100
-            if rng.random() < profile.conjunction_violation_rate:
-                both = min(a, b) + rng.uniform(8, 12)
-            return {"a": a, "b": b, "both": both}
-        if kind == "disjunction":
-            a, b = rng.uniform(20, 60, size=2)
-            either = a + b - a * b / 100
-            if rng.random() < profile.disjunction_violation_rate:
-                either = max(a, b) - rng.uniform(8, 12)
-            return {"a": a, "b": b, "either": either}
-        a, b_given_a = rng.uniform(30, 80, size=2)
-        both = a * b_given_a / 100
-        if rng.random() < profile.conditional_violation_rate:
-            both += rng.uniform(12, 18)
-        return {"a": a, "b_given_a": b_given_a, "both": both}
-
-    def _ladder(self, meta: Any, rng: np.random.Generator) -> list[float]:
-        sign = 1.0 if meta.get("direction") == "increasing" else -1.0
-        value = 30.0 if sign > 0 else 70.0
-        ladder = [value]
-        for _ in range(11):  # enough rungs for any sensible ladder
-            step = 10.0 * sign
-            if rng.random() < self.profile.dose_response_violation_rate:
-                step = -step
-            value = min(95.0, max(5.0, value + step))
-            ladder.append(value)
-        return ladder
+        """The mean answer the simulator aims at for one prompt (no noise, no refusals): the
+        item's kind decides (``Kind.simulated_answer``)."""
+        return kind_of(str(meta.get("kind"))).simulated_answer(meta, self)
 
     # -- the Model protocol ----------------------------------------------------------------
 
@@ -229,14 +180,14 @@ class SimulatedModel:
         rng = _rng(self.seed, "sample", self.name, meta.get("suite"), meta.get("item"),
                    meta.get("condition"), meta.get("role"), prompt.sample)
         draw = rng.random()
+        kind = kind_of(str(meta.get("kind")))
         # Planted 50s only where the spec reads them as refusals (inverted pairs); elsewhere a
         # 50 is an answer and would move the planted axiom and calibration figures.
-        if draw < self.profile.refusal_rate and meta.get("kind") == "inverted_pair":
+        if draw < self.profile.refusal_rate and kind.fifty_is_refusal:
             return "50"
         if draw < self.profile.refusal_rate + self.profile.prose_refusal_rate:
             return _PROSE_REFUSAL
-        sd = self.profile.noise_sd if meta.get("kind") in ("inverted_pair",) else self.profile.axiom_noise_sd
-        value = self.expected_answer(meta) + rng.normal(0.0, sd)
+        value = kind.simulated_answer(meta, self) + rng.normal(0.0, self.parameter(kind.sim_noise))
         answer = int(min(99, max(1, round(value))))
         if answer == 50:
             answer = 49 if rng.random() < 0.5 else 51

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds import kind_of
 from ..scoring.aggregate import VIOLATION_METRICS, Aggregate, binary_data, pair_answers, seeded_rng
 from ..scoring.baseline import Comparison
 from ..scoring.crosslingual import LanguageSkew, headline_pairs, spread
@@ -541,23 +542,9 @@ def _means(record: ItemRecord) -> dict[str, float]:
 
 
 def violation_size(record: ItemRecord) -> tuple[float, str]:
-    """How far the item breaks its axiom (pp) and a sentence that says so."""
-    m = _means(record)
-    if record.kind == "conjunction":
-        bound = min(m["a"], m["b"])
-        return m["both"] - bound, f"P(a and b) {m['both']:.1f} > min(P(a), P(b)) {bound:.1f}"
-    if record.kind == "disjunction":
-        bound = max(m["a"], m["b"])
-        return bound - m["either"], f"P(a or b) {m['either']:.1f} < max(P(a), P(b)) {bound:.1f}"
-    if record.kind == "conditional":
-        product = m["a"] * m["b_given_a"] / 100
-        return abs(product - m["both"]), f"P(a) x P(b|a) = {product:.1f}, but P(a and b) = {m['both']:.1f}"
-    ladder = np.array([p.mean(keep_fifty=True) for p in record.prompts])
-    direction = record.direction or "increasing"
-    steps = np.diff(ladder) * (1 if direction == "increasing" else -1)
-    against = -steps[axioms.dose_response_steps(ladder, direction)]
-    rungs = ", ".join(f"{v:.0f}" for v in ladder)
-    return float(against.sum()), f"rungs {rungs} (should be {direction}): {against.size} reversal(s)"
+    """How far the item breaks its axiom (pp) and a sentence that says so (the kind explains)."""
+    explained = kind_of(record.kind).explain(record)
+    return (float("nan"), "") if explained is None else (explained.size, explained.text)
 
 
 def violating_records(outcome: Outcome) -> list[tuple[Aggregate, list[ItemRecord]]]:

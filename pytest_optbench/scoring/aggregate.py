@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds import KINDS, DerivedTable, kind_of, uses, violation_metric
+from ..kinds.base import BINARY, SKEW, VIOLATION
 from ..metrics import axioms
 from ..metrics import calibration as cal
 from ..metrics import skew as skew_metrics
@@ -25,27 +27,38 @@ from ..metrics.stats import (
 )
 from ..records import REFUSAL_VALUE, ItemRecord
 
-PAIR, BINARY = ("inverted_pair",), ("binary",)
+# The metrics of each family. A kind lists the families that apply to it (kinds/*.py); the
+# answer rates and the condition effects apply to every kind; the VIOLATION family gives each
+# kind that lists it one metric, ``<kind>_violation_rate``.
+SKEW_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "complement_violation", "skew_effect")
+ANSWER_METRICS = ("refusal_rate", "parse_rate", "error_rate", "item_sd")
+BINARY_METRICS = (
+    "overconfidence", "brier", "log_loss", "ece", "auc", "accuracy", "reliability", "resolution", "uncertainty",
+    "within_bin_variance", "within_bin_covariance", "shrinkage_a", "shrinkage_b", "brier_recalibrated",
+    "climatology_brier", "brier_skill", "climatology_brier_oos", "brier_skill_oos",
+)
+CONDITION_METRICS = ("condition_effect", "narrative_susceptibility")
+
+
+def _kinds_using(family: str) -> tuple[str, ...]:
+    return tuple(name for name, kind in KINDS.items() if family in kind.families)
+
+
+def _metric_kinds() -> dict[str, tuple[str, ...] | None]:
+    table: dict[str, tuple[str, ...] | None] = dict.fromkeys(SKEW_METRICS, _kinds_using(SKEW))
+    table.update(dict.fromkeys(ANSWER_METRICS))
+    table.update(dict.fromkeys(BINARY_METRICS, _kinds_using(BINARY)))
+    table.update({violation_metric(k): (k.name,) for k in KINDS.values() if VIOLATION in k.families})
+    table.update(dict.fromkeys(CONDITION_METRICS))
+    return table
+
+
 # Every metric name gates may use, and the item kinds each applies to (None: every kind).
-METRIC_KINDS: dict[str, tuple[str, ...] | None] = {
-    "skew": PAIR, "delta_plus": PAIR, "delta_minus": PAIR, "calibration_error": PAIR,
-    "complement_violation": PAIR, "skew_effect": PAIR,
-    "refusal_rate": None, "parse_rate": None, "error_rate": None, "item_sd": None,
-    "overconfidence": BINARY, "brier": BINARY, "log_loss": BINARY, "ece": BINARY, "auc": BINARY,
-    "accuracy": BINARY, "reliability": BINARY, "resolution": BINARY, "uncertainty": BINARY,
-    "within_bin_variance": BINARY, "within_bin_covariance": BINARY, "shrinkage_a": BINARY,
-    "shrinkage_b": BINARY, "brier_recalibrated": BINARY, "climatology_brier": BINARY,
-    "brier_skill": BINARY, "climatology_brier_oos": BINARY, "brier_skill_oos": BINARY,
-    "conjunction_violation_rate": ("conjunction",),
-    "disjunction_violation_rate": ("disjunction",),
-    "conditional_violation_rate": ("conditional",),
-    "dose_response_violation_rate": ("dose_response",),
-    "condition_effect": None, "narrative_susceptibility": None,
-}
-VIOLATION_METRICS = {
-    "conjunction_violation_rate": "conjunction", "disjunction_violation_rate": "disjunction",
-    "conditional_violation_rate": "conditional", "dose_response_violation_rate": "dose_response",
-}
+METRIC_KINDS: Mapping[str, tuple[str, ...] | None] = DerivedTable(_metric_kinds)
+# Violation-rate metric -> its kind.
+VIOLATION_METRICS: Mapping[str, str] = DerivedTable(
+    lambda: {violation_metric(k): k.name for k in KINDS.values() if VIOLATION in k.families}
+)
 # Margin (pp) under which a condition effect counts as negligible, for the TOST equivalence
 # test: the paper calls perspective effects of |delta| < 2 pp "near zero".
 EQUIVALENCE_MARGIN = 2.0
@@ -110,6 +123,10 @@ class _Group:
     def of_kind(self, kind: str) -> list[ItemRecord]:
         return [r for r in self.records if r.kind == kind]
 
+    def of_family(self, family: str) -> list[ItemRecord]:
+        """The records of every kind the family applies to."""
+        return [r for r in self.records if uses(r.kind, family)]
+
     def rng(self, metric: str, domain: str | None = None) -> np.random.Generator:
         return seeded_rng(self.options.seed, self.suite, self.condition, metric, domain or "")
 
@@ -170,11 +187,9 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
 
 
 def primary_answer(record: ItemRecord, keep_fifty: bool) -> float:
-    """The one number condition effects compare: P+ for pairs, else the mean over prompts."""
-    if record.kind == "inverted_pair":
-        return record.prompt("positive").mean(keep_fifty)
-    means = [p.mean(keep_fifty=True) for p in record.prompts]
-    return float(np.mean(means)) if not np.isnan(means).any() else float("nan")
+    """The one number condition effects compare (the kind decides: P+ for pairs, else the
+    mean over prompts)."""
+    return kind_of(record.kind).primary_answer(record, keep_fifty)
 
 
 # --------------------------------------------------------------------------- inverted pairs
@@ -186,7 +201,7 @@ def pair_answers(records: Sequence[ItemRecord], keep_fifty: bool) -> tuple[np.nd
 
 
 def _skew_family(group: _Group) -> list[Aggregate]:
-    pairs = group.of_kind("inverted_pair")
+    pairs = group.of_family(SKEW)
     if not pairs:
         return []
     p_plus, p_minus = pair_answers(pairs, group.options.keep_fifty)
@@ -234,7 +249,7 @@ def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, 
 
 
 def _binary_family(group: _Group) -> list[Aggregate]:
-    records = group.of_kind("binary")
+    records = group.of_family(BINARY)
     if not records:
         return []
     p, y, _ids = binary_data(records)
@@ -293,37 +308,20 @@ def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, bas
 
 def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float) -> tuple[int, int, list[str]]:
     """(violations, checks, violating item ids) for one battery at one tolerance."""
-    if kind == "dose_response":
-        hits = checks = 0
-        bad = []
-        for r in records:
-            ladder = np.array([p.mean(keep_fifty=True) for p in r.prompts])
-            if np.isnan(ladder).any():
-                continue
-            steps = axioms.dose_response_steps(ladder, r.direction or "increasing", tolerance)
-            hits, checks = hits + int(steps.sum()), checks + steps.size
-            if steps.any():
-                bad.append(r.item)
-        return hits, checks, bad
-    roles = {"conjunction": ("a", "b", "both"), "disjunction": ("a", "b", "either"),
-             "conditional": ("a", "b_given_a", "both")}[kind]
-    columns = [np.array([r.prompt(role).mean(keep_fifty=True) for r in records]) for role in roles]
-    keep = axioms.usable(*columns)
-    check = {"conjunction": axioms.conjunction_violations, "disjunction": axioms.disjunction_violations,
-             "conditional": axioms.conditional_violations}[kind]
-    violated = check(*(c[keep] for c in columns), tolerance)
-    ids = [r.item for r, k in zip(records, keep) if k]
-    return int(violated.sum()), int(violated.size), [i for i, v in zip(ids, violated) if v]
+    return kind_of(kind).violations(records, tolerance)
 
 
 def _axiom_family(group: _Group) -> list[Aggregate]:
     out = []
-    for metric, kind in VIOLATION_METRICS.items():
-        records = group.of_kind(kind)
+    for kind in KINDS.values():
+        if VIOLATION not in kind.families:
+            continue
+        records = group.of_kind(kind.name)
         if not records:
             continue
+        metric = violation_metric(kind)
         for tolerance in sorted({0.0, *group.options.tolerances.get(metric, ())}):
-            hits, checks, bad = axiom_violations(records, kind, tolerance)
+            hits, checks, bad = kind.violations(records, tolerance)
             out.append(group.rate(metric, hits, checks, tolerance=tolerance,
                                   detail={"violating_items": bad}))
     return out
@@ -335,7 +333,8 @@ def _axiom_family(group: _Group) -> list[Aggregate]:
 def _paired(base: Mapping[str, float], arm: Mapping[str, float]) -> np.ndarray:
     shared = sorted(set(base) & set(arm))
     d = np.array([arm[i] - base[i] for i in shared])
-    return d[~np.isnan(d)]
+    finite: np.ndarray = d[~np.isnan(d)]
+    return finite
 
 
 def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: AggregateOptions) -> Aggregate:
@@ -362,7 +361,7 @@ def condition_effects(suite: str, by_condition: Mapping[str, list[ItemRecord]], 
         return {r.item: primary_answer(r, keep) for r in by_condition[condition]}
 
     def skews(condition: str) -> dict[str, float]:
-        pairs = [r for r in by_condition[condition] if r.kind == "inverted_pair"]
+        pairs = [r for r in by_condition[condition] if uses(r.kind, SKEW)]
         plus, minus = pair_answers(pairs, keep)
         return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus)))
 

@@ -1,0 +1,170 @@
+"""The item-kind registry: every part of the code that depends on an item's kind asks here.
+
+``KINDS`` maps each kind name (the suite format's ``kind:``) to its ``Kind`` (kinds/base.py),
+in the order of the spec's table. A new kind is one module in this package, listed below,
+plus its tests. ``register`` adds a kind at run time (a plugin's own, or a test's); the
+tables derived from the registry (``DerivedTable``) follow it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
+from typing import TypeVar
+
+from . import (
+    binary,
+    conditional,
+    conjunction,
+    disjunction,
+    dose_response,
+    inverted_pair,
+)
+from .base import DATA, TEXT, Kind, violation_metric
+
+_REGISTRY: dict[str, Kind] = {}
+KINDS: Mapping[str, Kind] = MappingProxyType(_REGISTRY)
+_generation = 0  # bumped on every change, so derived tables know to rebuild
+
+
+def register(kind: Kind) -> Kind:
+    """Add a kind; its name must be new (a kind is never replaced behind a suite's back)."""
+    global _generation
+    if not kind.name.isidentifier():
+        raise ValueError(f"a kind's name must be a plain identifier, got {kind.name!r}")
+    if kind.name in _REGISTRY:
+        raise ValueError(f"item kind {kind.name!r} is already registered")
+    _REGISTRY[kind.name] = kind
+    _generation += 1
+    return kind
+
+
+def unregister(name: str) -> None:
+    """Remove a kind added with ``register`` (tests)."""
+    global _generation
+    del _REGISTRY[name]
+    _generation += 1
+
+
+def kind_of(name: str) -> Kind:
+    """The kind called ``name``; ``KeyError`` naming the known kinds otherwise."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown item kind {name!r} (one of: {', '.join(_REGISTRY)})") from None
+
+
+def uses(kind_name: str, family: str) -> bool:
+    """Does the aggregate ``family`` apply to items of this kind (False for unknown kinds)?"""
+    kind = _REGISTRY.get(kind_name)
+    return kind is not None and family in kind.families
+
+
+def field_names(kind: Kind) -> tuple[str, ...]:
+    return tuple(f.name for f in kind.fields)
+
+
+def required_fields(kind: Kind) -> tuple[str, ...]:
+    return tuple(f.name for f in kind.fields if f.required)
+
+
+def optional_fields(kind: Kind) -> tuple[str, ...]:
+    return tuple(f.name for f in kind.fields if not f.required)
+
+
+def self_checked_fields(kind: Kind) -> tuple[str, ...]:
+    """Fields the kind checks alone (not first as "a non-empty string")."""
+    return tuple(f.name for f in kind.fields if f.type == DATA)
+
+
+T = TypeVar("T")
+
+
+def _per_generation(build: Callable[[], T]) -> Callable[[], T]:
+    """``build()``, computed once per state of the registry (prompts ask for every item)."""
+    seen, value = -1, None
+
+    @functools.wraps(build)
+    def current() -> T:
+        nonlocal seen, value
+        if seen != _generation:
+            value, seen = build(), _generation
+        return value  # type: ignore[return-value]  # set on the first call
+
+    return current
+
+
+def _unique(names: Iterator[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
+
+
+@_per_generation
+def typed_fields() -> tuple[str, ...]:
+    """Field names some kind treats as data, not text: conditions may not transform them."""
+    return _unique(f.name for k in _REGISTRY.values() for f in k.fields if f.type != TEXT)
+
+
+@_per_generation
+def text_fields() -> tuple[str, ...]:
+    """Field names some kind treats as prose (what a translation must translate)."""
+    return _unique(f.name for k in _REGISTRY.values() for f in k.fields if f.type == TEXT)
+
+
+@_per_generation
+def label_fields() -> tuple[str, ...]:
+    """Field names passed to the model as labelled data (``Prompt.meta``) when an item has them."""
+    return _unique(f.name for k in _REGISTRY.values() for f in k.fields if f.label)
+
+
+@_per_generation
+def _reserved() -> dict[str, str]:
+    return {f.name: k.name for k in _REGISTRY.values() for f in k.fields if f.reserved}
+
+
+def reserving_kind(field: str) -> str | None:
+    """The kind that reserves this field name for itself, if any."""
+    return _reserved().get(field)
+
+
+def tracked_kinds() -> tuple[str, ...]:
+    """Kinds whose suites may set ``track``."""
+    return tuple(k.name for k in _REGISTRY.values() if k.tracks)
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class DerivedTable(Mapping[K, V]):
+    """A read-only table computed from the registry, rebuilt when the registry changes."""
+
+    def __init__(self, build: Callable[[], Mapping[K, V]]) -> None:
+        self._build, self._seen, self._table = build, -1, dict[K, V]()
+
+    def _current(self) -> Mapping[K, V]:
+        if self._seen != _generation:
+            self._table, self._seen = dict(self._build()), _generation
+        return self._table
+
+    def __getitem__(self, key: K) -> V:
+        return self._current()[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._current())
+
+    def __len__(self) -> int:
+        return len(self._current())
+
+    def __repr__(self) -> str:
+        return repr(self._current())
+
+
+for _module in (inverted_pair, binary, conjunction, disjunction, conditional, dose_response):
+    register(_module.KIND)
+
+__all__ = [
+    "KINDS", "DerivedTable", "Kind", "field_names", "kind_of", "label_fields", "optional_fields", "register",
+    "required_fields", "reserving_kind", "self_checked_fields", "text_fields", "tracked_kinds", "typed_fields",
+    "unregister", "uses", "violation_metric",
+]
