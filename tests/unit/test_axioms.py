@@ -210,6 +210,7 @@ def _ref_set_violations(kind, rows, t):
         if None in means:
             continue
         x, y, z = means
+        t += 1e-9  # the documented floating-point margin (metrics/axioms.py)
         if kind == "conjunction":
             hit = z > min(x, y) + t
         elif kind == "disjunction":
