@@ -1,0 +1,112 @@
+"""The package's import graph: no cycle, and no arrow against the data flow.
+
+Every import counts, also the ones inside functions (taken on first use to keep the plugin
+light), since a cycle through a lazy import is still a cycle in the design.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import pytest_optbench
+
+PACKAGE = Path(pytest_optbench.__file__).parent
+# Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
+LAYERS = [
+    ("options", "text", "metrics"),
+    ("kinds", "suites", "records", "elicit.parse"),
+    ("prompts", "providers", "lint"),
+    ("elicit", "scoring"),
+    ("report",),
+    ("collect", "session", "cli", "testing"),
+    ("plugin",),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Modules of this package that ``path`` imports (relative to the package)."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            elif node.module and node.module.startswith("pytest_optbench"):
+                target = node.module.removeprefix("pytest_optbench").lstrip(".")
+            else:
+                continue
+            for alias in node.names:  # "from . import x" may name a submodule
+                sub = f"{target}.{alias.name}" if target else alias.name
+                found.add(sub if (PACKAGE / (sub.replace(".", "/") + ".py")).exists() else target)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("pytest_optbench."):
+                    found.add(alias.name.removeprefix("pytest_optbench."))
+    return {f for f in found if f and f != name}
+
+
+def graph() -> dict[str, set[str]]:
+    return {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> int:
+    best, index = -1, -1
+    for number, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:  # the longest matching prefix decides (elicit.parse vs elicit)
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, index = len(prefix), number
+    return index
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [m for m in graph() if m and layer(m) < 0]
+    assert not unplaced, f"add these modules to LAYERS: {unplaced}"
+
+
+def test_no_import_against_the_data_flow() -> None:
+    upward = [f"{m} -> {t}" for m, targets in graph().items() for t in targets
+              if m and layer(t) > layer(m)]
+    assert not upward
+
+
+def test_no_import_cycle() -> None:
+    edges = graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges.get(module, ())):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles
+
+
+@pytest.mark.parametrize("module", ["plugin", "options", "session.worker", "session.controller"])
+def test_modules_loaded_with_pytest_import_nothing_heavy_at_the_top(module: str) -> None:
+    """What pytest imports in every session (the entry point and what it imports at the top)."""
+    path = PACKAGE / (module.replace(".", "/") + ".py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = {a.name.split(".")[0] for n in top if isinstance(n, ast.Import) for a in n.names}
+    names |= {(n.module or "").split(".")[0] for n in top if isinstance(n, ast.ImportFrom) and not n.level}
+    assert not names & {"numpy", "scipy", "yaml", "openai", "anthropic", "matplotlib", "tqdm"}
