@@ -118,7 +118,7 @@ class ControllerSession:
             comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
-                               language_skews(records, options), comparison)
+                               language_skews(aggregates, records, options), comparison)
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> None:

@@ -92,7 +92,7 @@ def make_outcome(records: list[ItemRecord], baseline: list[ItemRecord] | None = 
         comparison = compare(records, baseline, OPTIONS, {"model": "sim:optimist"}, {"model": "sim:calibrated"})
     verdicts = evaluate(parse_thresholds(THRESHOLDS, "thresholds.yaml"), aggregates,
                         {s: sorted(k) for s, k in kinds.items()}, comparison)
-    return Outcome(aggregates, verdicts, records, [], language_skews(records, OPTIONS), comparison)
+    return Outcome(aggregates, verdicts, records, [], language_skews(aggregates, records, OPTIONS), comparison)
 
 
 METADATA = {"model": "sim:optimist", "seed": 0, "keep_fifty": False, "bootstrap_resamples": 200,
