@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
@@ -144,7 +144,10 @@ class ControllerSession:
                 with open(step_summary, "a", encoding="utf-8") as handle:
                     handle.write(markdown)
         if options.html_path:
-            from ..report.html import build_html, write_html  # matplotlib is imported only when asked
+            from ..report.html import (  # matplotlib is imported only when asked
+                build_html,
+                write_html,
+            )
 
             write_html(options.html_path, build_html(outcome, metadata))
 
@@ -156,13 +159,16 @@ class ControllerSession:
         xml = config.stash.get(xml_key, None)
         if xml is None:
             return
+        # The message rounds every number the way the terminal shows it.
+        from ..report.model.tables import gate_message
+
         source = self.thresholds_display or "thresholds.yaml"
         for verdict in verdicts:
             where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
             nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
-            message = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate "
-                       f"{verdict.value}, 95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
-            outcome = {"pass": "passed", "fail": "failed"}.get(verdict.verdict, "skipped")
+            message = gate_message(verdict)
+            outcome: Literal["passed", "failed", "skipped"] = (
+                "passed" if verdict.verdict == "pass" else "failed" if verdict.verdict == "fail" else "skipped")
             longrepr: Any = None
             if outcome == "failed":
                 longrepr = message
