@@ -13,17 +13,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from .scoring.aggregate import AggregateOptions, pair_answers
-from .scoring.crosslingual import language_skews, model_language_ratio
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
 from .records import ReportError, load_report, report_records
 from .report.json_report import write_report
-from .report.terminal import formatter, interval, table
+from .report.model import build_compare_model
+from .report.model.fmt import as_float, value_text
+from .report.terminal import render_table, table
+from .scoring.aggregate import pair_answers
+from .scoring.crosslingual import LanguageSkew, model_language_ratio
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -50,30 +53,26 @@ def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, 
     return rows
 
 
-COMPARE_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc",
-                   "conjunction_violation_rate", "dose_response_violation_rate", "parse_rate")
+def compare_report(path: Path) -> dict[str, Any]:
+    """A report whose aggregates and gates ``compare`` can read."""
+    data = load_report(path)
+    for key in ("aggregates", "gates"):
+        for entry in data[key]:
+            if not isinstance(entry, dict) or not isinstance(entry.get("metric"), str):
+                raise ReportError(f"{path}: an entry of '{key}' is not an object with a 'metric'.")
+    return data
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Several runs side by side: key metrics per model, then the variance decomposition."""
+    """Several runs side by side: key metrics per run (as each report stored them), then the
+    variance decomposition."""
     runs = [(str(data["run"].get("model") or path.stem), data)
-            for path in map(Path, args.reports) for data in [load_report(path)]]
-    header = ["suite", "metric"] + [model for model, _ in runs]
-    cells: dict[tuple[str, str], dict[str, str]] = {}
-    for model, data in runs:
-        for a in data["aggregates"]:
-            if a["condition"] == "base" and a.get("domain") is None and a["metric"] in COMPARE_METRICS \
-                    and not a.get("tolerance"):
-                fmt = formatter(a["metric"])
-                cells.setdefault((a["suite"], a["metric"]), {})[model] = \
-                    f"{fmt(a['value'])} {interval(a['ci_low'], a['ci_high'], fmt)}"
-    order = {m: i for i, m in enumerate(COMPARE_METRICS)}
-    body = [[suite, metric] + [cells[(suite, metric)].get(model, "") for model, _ in runs]
-            for suite, metric in sorted(cells, key=lambda k: (k[0], order[k[1]]))]
-    print(f"{len(runs)} runs side by side (base condition, estimate [95% CI]):")
-    for line in table(header, body):
-        print(line)
-    if len({model for model, _ in runs}) >= 2:
+            for path in map(Path, args.reports) for data in [compare_report(path)]]
+    model = build_compare_model(runs)
+    print(f"{len(model.runs)} runs side by side, {model.key_metrics.title}:")
+    for text, _style in render_table(model.key_metrics):
+        print(text)
+    if len({label for label, _ in runs}) >= 2:
         print()
         cmd_variance(argparse.Namespace(reports=args.reports, condition="base"))
     if args.html:
@@ -103,18 +102,18 @@ def cmd_variance(args: argparse.Namespace) -> int:
 
 
 def cmd_crosslingual(args: argparse.Namespace) -> int:
+    """Track B Skew by model and language, as each report's language table stored it."""
     by_model = {}
     for path in map(Path, args.reports):
         data = load_report(path)
         model = str(data["run"].get("model") or path.stem)
-        options = AggregateOptions(keep_fifty=bool(data["run"].get("keep_fifty", False)))
-        by_model[model] = language_skews(report_records(data, path), options)
+        by_model[model] = stored_language_skews(data, path)
     result = model_language_ratio(by_model)
     if len(result.models) < 2 or len(result.languages) < 2:
         print("optbench crosslingual: need reports of at least two models over at least two shared languages "
               f"(got {len(result.models)} models, {len(result.languages)} shared languages).", file=sys.stderr)
         return 2
-    body = [[m] + [f"{result.matrix[(m, lang)]:+.1f}" for lang in result.languages] for m in result.models]
+    body = [[m] + [value_text("skew", result.matrix[(m, lang)]) for lang in result.languages] for m in result.models]
     print("Track B Skew (pp, base condition) by model and language:")
     for line in table(["model", *result.languages], body):
         print(line)
@@ -122,6 +121,17 @@ def cmd_crosslingual(args: argparse.Namespace) -> int:
     print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
     print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
     return 0
+
+
+def stored_language_skews(data: dict[str, Any], path: Path) -> list[LanguageSkew]:
+    """The report's Track B Skew per language, without scoring anything again."""
+    try:
+        entries = (data.get("languages") or {}).get("track_b_skew") or []
+        return [LanguageSkew(str(e["language"]), as_float(e.get("skew")), as_float(e.get("ci_low")),
+                             as_float(e.get("ci_high")), int(e.get("n") or 0)) for e in entries]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ReportError(f"{path}: an entry of 'languages.track_b_skew' is malformed "
+                          f"({type(exc).__name__}: {exc}).") from None
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:

@@ -4,47 +4,38 @@ Figures are PNGs embedded as ``data:`` URIs, the CSS is inline, there is no Java
 Content-Security-Policy forbids every fetch, so the file can be attached to a CI run or
 mailed. Every string that comes from the data (item text, ids, raw answers, metadata) goes
 through ``html.escape``; markup is only ever produced by the small helpers below.
+
+This module draws the report model (``report.model``, full view) and computes nothing.
 """
 
 from __future__ import annotations
 
 import base64
-import math
-import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from ..kinds import kind_of
-from ..scoring.aggregate import VIOLATION_METRICS, Aggregate, binary_data, pair_answers, seeded_rng
-from ..scoring.baseline import Comparison
-from ..scoring.crosslingual import LanguageSkew, headline_pairs, spread
-from ..scoring.gates import FAIL, NOT_EVALUATED, PASS, Verdict
-from ..metrics import axioms
-from ..metrics.skew import pair_skews
-from ..metrics.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..scoring.outcome import Outcome
-from ..records import ItemRecord
 from . import plots
 from .json_report import write_text
-from .terminal import (
-    KEY_CHANGE_METRICS, SIGNED_PP, UNSIGNED_PP, failure_sentences, formatter, interval, metric_value_text,
-    not_evaluated_sentences, p_text, plain, signed,
+from .model import (
+    FULL,
+    CompareModel,
+    RunModel,
+    Table,
+    build_compare_model,
+    build_run_model,
 )
+from .model.compare import flat
+from .model.figures import ValencePoint
+from .model.items import Question, Violation, WorstPair, WrongAnswer
+from .model.table import FAIL, NOT_EVALUATED, PASS, STRONG, Cell
 
-EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
-WORST_SHOWN = 10  # rows per "worst items" table
 VIOLATIONS_SHOWN = 8  # violating items shown per battery and suite
 LIST_SHOWN = 50  # ids shown of "only in one run" lists
-VERDICT_CLASS = {PASS: "pass", FAIL: "fail", NOT_EVALUATED: "ne"}
-COMPARE_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc",
-                   "ece", "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
-                   "dose_response_violation_rate", "parse_rate", "refusal_rate")
+TONE_CLASS = {PASS: "pass", FAIL: "fail", NOT_EVALUATED: "ne", STRONG: "fail"}
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:#1d1d1f;
@@ -81,27 +72,24 @@ def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-@dataclass(frozen=True)
-class Cell:
-    """A table cell: its text (escaped when rendered) and an optional CSS class."""
-
-    text: str
-    css: str = ""
-
-
-CellLike = str | Cell
-
-
-def _td(cell: CellLike) -> str:
-    cell = cell if isinstance(cell, Cell) else Cell(str(cell))
-    css = f' class="{esc(cell.css)}"' if cell.css else ""
+def _td(cell: Cell) -> str:
+    classes = " ".join(c for c in ("num" if cell.numeric else "", TONE_CLASS.get(cell.tone, "")) if c)
+    css = f' class="{esc(classes)}"' if classes else ""
     return f"<td{css}>{esc(cell.text)}</td>"
 
 
-def html_table(header: Sequence[str], rows: Iterable[Sequence[CellLike]]) -> str:
+def html_table(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in rows)
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def model_table(table: Table | None, with_notes: bool = True) -> str:
+    """A model table in its full view, with its notes below; nothing when it has no rows."""
+    if table is None or table.empty:
+        return ""
+    return html_table(table.header(FULL), table.cells(FULL)) + (
+        "".join(note(n) for n in table.notes) if with_notes else "")
 
 
 def raw_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
@@ -111,10 +99,6 @@ def raw_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row[:-1]) + f'<td class="wrap">{row[-1]}</td></tr>'
                    for row in rows)
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-
-
-def num(text: str) -> Cell:
-    return Cell(text, "num")
 
 
 def definition_list(pairs: Iterable[tuple[str, str]]) -> str:
@@ -162,317 +146,91 @@ def write_html(path: Path, text: str) -> None:
     write_text(Path(path), text)
 
 
-# --------------------------------------------------------------------------- small data helpers
-
-
-def _finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)
-
-
-def _ci_text(metric: str, low: float | None, high: float | None) -> str:
-    return interval(low, high, formatter(metric))
-
-
-def _value_ci(metric: str, agg: Aggregate | None) -> str:
-    return "" if agg is None else metric_value_text(metric, agg.value, agg.ci_low, agg.ci_high)
-
-
-AggregateKey = tuple[str, str, str, str | None]
-
-
-def index_aggregates(aggregates: Iterable[Aggregate]) -> dict[AggregateKey, Aggregate]:
-    """(suite, condition, metric, domain) -> aggregate, at tolerance 0 for violation rates."""
-    return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates if not a.tolerance}
-
-
-def groups_with(aggregates: Iterable[Aggregate], metric: str) -> list[tuple[str, str]]:
-    return sorted({(a.suite, a.condition) for a in aggregates if a.metric == metric and a.domain is None})
-
-
-def _flat(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "; ".join(f"{k}: {_flat(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_flat(v) for v in value) if value else "(none)"
-    return "(not set)" if value is None else str(value)
-
-
-SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[\u3002\uff1f\uff01\u0964])\s*|\n+")
-
-
-def sentences(text: str) -> list[str]:
-    """The text cut after each sentence end (Latin, CJK and Devanagari stops) and line break."""
-    return [part for part in SENTENCE_END.split(text) if part.strip()]
-
-
-def differing_part(first: str, text: str) -> str:
-    """``text`` without the sentences it shares with ``first`` at its start and end; an
-    ellipsis marks what was cut."""
-    a, b = sentences(first), sentences(text)
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    middle = b[head:len(b) - tail]
-    if not middle:
-        return text
-    return ("... " if head else "") + " ".join(middle) + (" ..." if tail else "")
-
-
-def prompt_texts(record: ItemRecord) -> list[tuple[str, str]]:
-    """(role, text) per prompt: the first in full, each other one only where it differs from
-    the first (the prompts of an item repeat its scenario)."""
-    first = record.prompts[0].user if record.prompts else ""
-    return [(p.role, p.user if i == 0 else differing_part(first, p.user)) for i, p in enumerate(record.prompts)]
-
-
-def _question_block(record: ItemRecord, means: Mapping[str, float] | None = None) -> str:
-    parts = []
-    for role, text in prompt_texts(record):
-        label = role if means is None else f"{role} ({signed(means[role], 1).lstrip('+')})"
-        parts.append(f'<div class="q"><b>{esc(label)}:</b> {esc(text)}</div>')
-    return "".join(parts)
-
-
-def _label(record: ItemRecord) -> str:
-    return record.item if record.condition == "base" else f"{record.item} [{record.condition}]"
+def _question_block(questions: Sequence[Question]) -> str:
+    return "".join(f'<div class="q"><b>{esc(q.label)}:</b> {esc(q.text)}</div>' for q in questions)
 
 
 # --------------------------------------------------------------------------- run and gates
 
 
-def metadata_section(outcome: Outcome, metadata: Mapping[str, Any]) -> str:
-    models = sorted({r.model for r in outcome.records})
+def metadata_section(outcome: Outcome, model: RunModel, metadata: Mapping[str, Any]) -> str:
     pairs = [
-        ("models answering", ", ".join(models) or "(none)"),
-        ("item x condition results", str(len(outcome.records))),
+        ("models answering", model.headline.model if outcome.records else "(none)"),
+        ("item x condition results", str(model.headline.results)),
         ("languages", ", ".join(sorted({r.language for r in outcome.records})) or "(none)"),
         ("suites", ", ".join(sorted({r.suite for r in outcome.records})) or "(none)"),
     ]
-    pairs += [(str(key), _flat(value)) for key, value in metadata.items()]
+    pairs += [(str(key), flat(value)) for key, value in metadata.items()]
     body = definition_list(pairs)
     for text in outcome.notes():
         body += note(f"provider note: {text}", warn=True)
-    if outcome.missing:
-        body += note(f"{len(outcome.missing)} item(s) failed without sending answers; aggregates cover only the "
+    missing = model.headline.missing
+    if missing:
+        body += note(f"{len(missing)} item(s) failed without sending answers; aggregates cover only the "
                      "items that reported:", warn=True)
-        body += html_table(["item"], [[m] for m in outcome.missing])
+        body += html_table(["item"], [[Cell(m)] for m in missing])
     return body
 
 
-def gate_banner(verdicts: Sequence[Verdict]) -> str:
-    failed = sum(v.verdict == FAIL for v in verdicts)
-    passed = sum(v.verdict == PASS for v in verdicts)
-    rest = len(verdicts) - failed - passed
-    if not verdicts:
+def gate_banner(model: RunModel) -> str:
+    counts = model.headline.gates
+    if not counts.total:
         return '<div class="banner ne">No gates: no thresholds file was used.</div>'
-    css = "fail" if failed else "pass"
-    return (f'<div class="banner {css}">optbench gates: {failed} failed, {passed} passed, '
-            f"{rest} not evaluated</div>")
+    return f'<div class="banner {counts.tone}">{esc(counts.text)}</div>'
 
 
-VERDICT_ORDER = {FAIL: 0, NOT_EVALUATED: 1, PASS: 2}
-
-
-def gate_rows(verdicts: Sequence[Verdict]) -> list[list[CellLike]]:
-    """One row per verdict, failures first, then not evaluated, then passes."""
-    rows: list[list[CellLike]] = []
-    for v in sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict]):
-        metric = v.gate.metric
-        tolerance = "" if v.gate.tolerance is None else f"{v.gate.tolerance:g} pp"
-        verdict = v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict
-        rows.append([v.suite or "(no suite ran)", v.condition or "", metric, tolerance,
-                     num(metric_value_text(metric, v.value) if v.value is not None else ""),
-                     num(_ci_text(metric, v.ci_low, v.ci_high)), v.gate.bound_text, v.gate.evidence,
-                     num(str(v.n)), num(p_text(v.p_holm)), Cell(verdict, VERDICT_CLASS[v.verdict])])
-    return rows
-
-
-def gates_section(verdicts: Sequence[Verdict]) -> str:
-    if not verdicts:
+def gates_section(model: RunModel) -> str:
+    if model.gates.empty:
         return ""
-    header = ["suite", "condition", "metric", "tolerance", "estimate", "95% CI", "bound", "evidence", "n",
-              "p (Holm)", "verdict"]
-    sentences = "".join(f'<p class="note fail">{esc(s)}</p>' for s in failure_sentences(verdicts))
-    sentences += "".join(note(s, warn=True) for s in not_evaluated_sentences(verdicts))
-    return sentences + html_table(header, gate_rows(verdicts)) + note(
-        "evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it. "
-        "p (Holm): the aggregate's own test, adjusted over every evaluated gate.")
+    sentences = "".join(f'<p class="note fail">{esc(s)}</p>' for s in model.gate_failures)
+    sentences += "".join(note(s, warn=True) for s in model.gate_not_evaluated)
+    return sentences + model_table(model.gates)
 
 
 # --------------------------------------------------------------------------- metric tables
 
 
-def skew_rows(aggregates: Sequence[Aggregate]) -> list[list[CellLike]]:
-    index = index_aggregates(aggregates)
-    rows: list[list[CellLike]] = []
-    for suite, condition in groups_with(aggregates, "skew"):
-        skew = index[(suite, condition, "skew", None)]
-        get = lambda m: index.get((suite, condition, m, None))  # noqa: E731
-        refusal, parse = get("refusal_rate"), get("parse_rate")
-        rows.append([suite, condition, num(str(skew.n)), num(signed(skew.value)),
-                     num(interval(skew.ci_low, skew.ci_high)), num(p_text(skew.p_value)),
-                     num(_value_ci("delta_plus", get("delta_plus"))), num(_value_ci("delta_minus", get("delta_minus"))),
-                     str(skew.detail.get("quadrant", "")),
-                     num(plain(refusal.value, 2) if refusal else "n/a"), num(plain(parse.value, 2) if parse else "n/a")])
-    return rows
-
-
-def skew_section(aggregates: Sequence[Aggregate]) -> str:
-    rows = skew_rows(aggregates)
-    if not rows:
+def domain_section(model: RunModel) -> str:
+    if model.domains.empty:
         return ""
-    header = ["suite", "condition", "n", "skew", "95% CI", "p", "d+ [95% CI]", "d- [95% CI]", "quadrant",
-              "refusal", "parse"]
-    return html_table(header, rows) + note(
-        "Skew = mean over pairs of P(success) - (100 - P(failure)), in pp; d+ and d- are how far the answers to "
-        "the good- and bad-outcome questions sit from 50 (Skew = d+ + d-). The quadrant is named only when "
-        "Skew's CI excludes 0. p: Wilcoxon signed-rank.")
+    estimates = model.domain_estimates
+    chart = safe_figure(lambda: plots.skew_by_domain(estimates), "Skew by domain",
+                        "Skew per domain under the base condition, with 95% bootstrap CIs.") if estimates else ""
+    return chart + model_table(model.domains)
 
 
-def domain_estimates(aggregates: Sequence[Aggregate]) -> list[plots.Estimate]:
-    """Per-domain Skew under ``base`` (the gated arm); the suite is named when several have domains."""
-    rows = [a for a in aggregates if a.metric == "skew" and a.domain and a.condition == "base"]
-    several = len({a.suite for a in rows}) > 1
-    return [plots.Estimate(f"{a.suite}: {a.domain}" if several else str(a.domain), a.value, a.ci_low, a.ci_high)
-            for a in sorted(rows, key=lambda a: (a.suite, a.domain or ""))]
-
-
-def domain_section(aggregates: Sequence[Aggregate]) -> str:
-    rows = [a for a in aggregates if a.metric == "skew" and a.domain and a.condition == "base"]
-    if not rows:
+def binary_section(model: RunModel) -> str:
+    if model.binary.empty:
         return ""
-    table = html_table(["suite", "domain", "n", "skew", "95% CI", "p"], [
-        [a.suite, str(a.domain), num(str(a.n)), num(signed(a.value)), num(interval(a.ci_low, a.ci_high)),
-         num(p_text(a.p_value))] for a in sorted(rows, key=lambda a: (a.suite, a.domain or ""))])
-    return safe_figure(lambda: plots.skew_by_domain(domain_estimates(aggregates)), "Skew by domain",
-                       "Skew per domain under the base condition, with 95% bootstrap CIs.") + table
-
-
-def _metric_rows(aggregates: Sequence[Aggregate], key_metric: str,
-                 columns: Sequence[tuple[str, str, bool]]) -> list[list[CellLike]]:
-    index = index_aggregates(aggregates)
-    rows: list[list[CellLike]] = []
-    for suite, condition in groups_with(aggregates, key_metric):
-        row: list[CellLike] = [suite, condition, num(str(index[(suite, condition, key_metric, None)].n))]
-        for _header, metric, with_ci in columns:
-            agg = index.get((suite, condition, metric, None))
-            text = "" if agg is None else metric_value_text(
-                metric, agg.value, *((agg.ci_low, agg.ci_high) if with_ci else ()))
-            row.append(num(text))
-        rows.append(row)
-    return rows
-
-
-BINARY_COLUMNS = (("brier [95% CI]", "brier", True), ("climatology", "climatology_brier", False),
-                  ("skill", "brier_skill", False), ("overconfidence [95% CI]", "overconfidence", True),
-                  ("ece", "ece", False), ("auc [95% CI]", "auc", True), ("accuracy", "accuracy", False),
-                  ("shrink a", "shrinkage_a", False), ("recal. brier", "brier_recalibrated", False))
-QUALITY_COLUMNS = (("parse rate [95% CI]", "parse_rate", True), ("refusal rate", "refusal_rate", False),
-                   ("error rate [95% CI]", "error_rate", True), ("item SD (pp)", "item_sd", False))
-
-
-def binary_section(outcome: Outcome) -> str:
-    rows = _metric_rows(outcome.aggregates, "brier", BINARY_COLUMNS)
-    if not rows:
-        return ""
-    body = html_table(["suite", "condition", "n"] + [c[0] for c in BINARY_COLUMNS], rows)
-    body += note("Overconfidence = mean confidence in the chosen side - accuracy (0 when calibrated); "
-                 "skill = 1 - Brier / climatology Brier.")
-    by_group: dict[tuple[str, str], list[ItemRecord]] = defaultdict(list)
-    for record in outcome.records:
-        if record.kind == "binary":
-            by_group[(record.suite, record.condition)].append(record)
-    for (suite, condition), records in sorted(by_group.items()):
-        p, y, _ids = binary_data(records)
-        if p.size:
-            body += safe_figure(lambda p=p, y=y: plots.reliability_diagram(p, y), f"Reliability diagram {suite}",
-                                f"{suite} / {condition}: mean stated probability against the observed frequency "
-                                f"of yes in 10 equal-width bins ({p.size} items); the bars count items per bin.")
+    body = model_table(model.binary)
+    for data in model.reliability:
+        body += safe_figure(partial(plots.reliability_diagram, data), f"Reliability diagram {data.suite}",
+                            f"{data.suite} / {data.condition}: mean stated probability against the observed frequency "
+                            f"of yes in 10 equal-width bins ({data.n} items); the bars count items per bin.")
     return body
 
 
-def coherence_section(outcome: Outcome) -> str:
-    rows: list[list[CellLike]] = []
-    for a in sorted(outcome.aggregates, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0)):
-        if a.domain is None and (a.metric.endswith("_violation_rate")
-                                 or a.metric in ("complement_violation", "calibration_error")):
-            tolerance = "" if a.tolerance is None else f"{a.tolerance:g}"
-            rows.append([a.suite, a.condition, a.metric, num(tolerance), num(str(a.n)),
-                         num(metric_value_text(a.metric, a.value, a.ci_low, a.ci_high))])
-    if not rows:
+def coherence_section(model: RunModel) -> str:
+    if model.coherence_every.empty:
         return ""
-    body = html_table(["suite", "condition", "metric", "tol. pp", "n", "estimate [95% CI]"], rows)
-    return body + dose_figures(outcome.records)
+    return model_table(model.coherence_every) + "".join(
+        safe_figure(partial(plots.dose_ladders, group.ladders), f"Dose-response ladders {group.suite}",
+                    f"{group.suite} / {group.condition}: mean answer per rung of each ladder; steps against the "
+                    "ladder's direction (reversals, tolerance 0) in red; ladders are spread sideways a little so "
+                    "that identical ones stay visible.")
+        for group in model.ladders)
 
 
-def dose_figures(records: Sequence[ItemRecord]) -> str:
-    by_group: dict[tuple[str, str], list[plots.Ladder]] = defaultdict(list)
-    for r in records:
-        if r.kind == "dose_response":
-            by_group[(r.suite, r.condition)].append(
-                plots.Ladder(r.item, [p.mean(keep_fifty=True) for p in r.prompts], r.direction or "increasing"))
-    return "".join(
-        safe_figure(lambda ladders=ladders: plots.dose_ladders(ladders), f"Dose-response ladders {suite}",
-                    f"{suite} / {condition}: mean answer per rung of each ladder; steps against the ladder's "
-                    "direction (reversals, tolerance 0) in red; ladders are spread sideways a little so that "
-                    "identical ones stay visible.")
-        for (suite, condition), ladders in sorted(by_group.items()))
-
-
-def quality_section(aggregates: Sequence[Aggregate]) -> str:
-    rows = _metric_rows(aggregates, "parse_rate", QUALITY_COLUMNS)
-    return html_table(["suite", "condition", "answers"] + [c[0] for c in QUALITY_COLUMNS], rows) if rows else ""
-
-
-def effect_aggregates(aggregates: Sequence[Aggregate]) -> list[Aggregate]:
-    return sorted((a for a in aggregates if a.metric in EFFECT_METRICS), key=lambda a: (a.metric, a.suite, a.condition))
-
-
-def effects_section(aggregates: Sequence[Aggregate]) -> str:
-    effects = effect_aggregates(aggregates)
-    if not effects:
+def effects_section(model: RunModel) -> str:
+    if model.effects.empty:
         return ""
-    estimates = [plots.Estimate(f"{a.suite}: {a.condition}", a.value, a.ci_low, a.ci_high, a.metric) for a in effects]
-    body = safe_figure(lambda: plots.condition_effects(estimates), "Condition effects",
+    estimates = model.effect_estimates
+    return safe_figure(lambda: plots.condition_effects(estimates), "Condition effects",
                        "Paired effect of each arm against base, by item (pp), with 95% bootstrap CIs; one panel "
-                       "per metric. condition_effect: P+ (pairs) or mean answer; skew_effect: per-pair Skew; "
-                       "narrative_susceptibility: narrative_up - narrative_down.")
-    rows: list[list[CellLike]] = [
-        [a.suite, a.condition, a.metric, num(str(a.n)), num(metric_value_text(a.metric, a.value, a.ci_low, a.ci_high)),
-         num(p_text(a.p_value)), num(p_text(a.detail.get("p_equivalence")))] for a in effects]
-    return body + html_table(["suite", "arm", "metric", "n", "effect [95% CI]", "p (permutation)",
-                              "p (equivalence, |d| < 2 pp)"], rows)
+                       "per metric.") + model_table(model.effects)
 
 
 # --------------------------------------------------------------------------- baseline
-
-
-def _change_digits(metric: str) -> int:
-    return 1 if metric in SIGNED_PP | UNSIGNED_PP else 3
-
-
-def change_estimates(comparison: Comparison) -> list[plots.Estimate]:
-    """Key metrics' changes under base (every arm is in the table), one panel per scale."""
-    rows = [c for c in comparison.changes if c.metric in KEY_CHANGE_METRICS and c.condition == "base"]
-    return [plots.Estimate(f"{c.suite}: {c.metric}", c.delta, c.ci_low, c.ci_high,
-                           "pp" if c.metric in SIGNED_PP | UNSIGNED_PP else "rate or score")
-            for c in sorted(rows, key=lambda c: (c.metric not in SIGNED_PP | UNSIGNED_PP, c.suite, c.metric))]
-
-
-def change_rows(comparison: Comparison) -> list[list[CellLike]]:
-    rows: list[list[CellLike]] = []
-    for c in comparison.changes:
-        if c.metric not in KEY_CHANGE_METRICS:
-            continue
-        fmt, digits = formatter(c.metric), _change_digits(c.metric)
-        change = signed(c.delta, digits) + " " + interval(c.ci_low, c.ci_high, lambda v: signed(v, digits))
-        strong = _finite(c.ci_low) and _finite(c.ci_high) and (c.ci_low > 0 or c.ci_high < 0)
-        rows.append([c.suite, c.condition, c.metric, num(str(c.n)), num(fmt(c.baseline)), num(fmt(c.current)),
-                     Cell(change, "num fail" if strong else "num"), num(p_text(c.p_value))])
-    return rows
 
 
 def _id_list(title: str, ids: Sequence[str]) -> str:
@@ -480,25 +238,20 @@ def _id_list(title: str, ids: Sequence[str]) -> str:
         return ""
     shown = ids[:LIST_SHOWN]
     more = f" (first {LIST_SHOWN} shown)" if len(ids) > LIST_SHOWN else ""
-    return f"<h3>{esc(f'{len(ids)} {title}{more}')}</h3>" + html_table(["item"], [[i] for i in shown])
+    return f"<h3>{esc(f'{len(ids)} {title}{more}')}</h3>" + html_table(["item"], [[Cell(i)] for i in shown])
 
 
-def baseline_section(comparison: Comparison | None, metadata: Mapping[str, Any]) -> str:
-    if comparison is None:
+def baseline_section(outcome: Outcome, model: RunModel) -> str:
+    comparison = outcome.comparison
+    if comparison is None or model.changes is None:
         return ""
-    body = note(f"baseline: {metadata.get('baseline') or '(given)'}; changes are paired by item, over the items "
-                "both runs answered.")
-    for difference in comparison.setting_differences:
-        body += note(f"setting differs: {difference}", warn=True)
-    if comparison.changed_prompts:
-        body += note(f"{len(comparison.changed_prompts)} item(s) were asked with a different prompt.", warn=True)
-    estimates = change_estimates(comparison)
+    title = model.changes.title
+    body = note(f"{title[:1].upper()}{title[1:]}.") + "".join(note(n, warn=True) for n in model.baseline_notes)
+    estimates = model.change_estimates
     if estimates:
         body += safe_figure(lambda: plots.baseline_changes(estimates), "Changes against the baseline",
                             "Change now - baseline of the key metrics under base, with paired 95% CIs.")
-    rows = change_rows(comparison)
-    if rows:
-        body += html_table(["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"], rows)
+    body += model_table(model.changes)
     body += _id_list("item(s) only in this run, not compared", comparison.only_current)
     body += _id_list("item(s) only in the baseline, not compared", comparison.only_baseline)
     body += _id_list("item(s) asked with a different prompt", comparison.changed_prompts)
@@ -508,120 +261,41 @@ def baseline_section(comparison: Comparison | None, metadata: Mapping[str, Any])
 # --------------------------------------------------------------------------- worst items
 
 
-def worst_pairs(records: Sequence[ItemRecord], keep_fifty: bool, count: int = WORST_SHOWN) -> list[tuple[ItemRecord, float, float, float]]:
-    """(record, P+, P-, Skew) of the pairs with the largest |Skew|, one arm per item (its worst)."""
-    pairs = [r for r in records if r.kind == "inverted_pair"]
-    plus, minus = pair_answers(pairs, keep_fifty)
-    worst: dict[tuple[str, str], tuple[ItemRecord, float, float, float]] = {}
-    for record, p, m, s in zip(pairs, plus, minus, pair_skews(plus, minus)):
-        key = (record.suite, record.item)
-        if np.isfinite(s) and (key not in worst or abs(s) > abs(worst[key][3])):
-            worst[key] = (record, float(p), float(m), float(s))
-    return sorted(worst.values(), key=lambda row: -abs(row[3]))[:count]
+def _pair_row(w: WorstPair) -> list[str]:
+    return [esc(w.suite), esc(w.item), esc(w.domain), esc(w.plus_text), esc(w.minus_text), esc(w.skew_text),
+            _question_block(w.questions)]
 
 
-def confident_wrong(records: Sequence[ItemRecord], count: int = WORST_SHOWN) -> list[tuple[ItemRecord, float]]:
-    """(record, stated P(yes)) of known-answer items answered on the wrong side, most confident first."""
-    out = []
-    for r in records:
-        if r.kind != "binary" or r.outcome is None:
-            continue
-        p = r.prompt("yes").mean(keep_fifty=True)
-        if np.isfinite(p) and (p >= 50) != bool(r.outcome):
-            out.append((r, float(p)))
-    return sorted(out, key=lambda row: -max(row[1], 100 - row[1]))[:count]
+def _wrong_row(w: WrongAnswer) -> list[str]:
+    return [esc(w.suite), esc(w.item), esc(w.domain), esc(w.p_yes_text), esc(w.truth),
+            f'<div class="q">{esc(" | ".join(w.answers))}</div>', _question_block(w.questions)]
 
 
-def _raw_answers(record: ItemRecord) -> str:
-    texts = [a.raw if a.raw is not None else f"(error: {a.error})" for a in record.answers()]
-    return f'<div class="q">{esc(" | ".join(texts))}</div>'
+def _violation_row(v: Violation) -> list[str]:
+    return [esc(v.item), esc(v.domain), esc(f"{v.size_text} pp: {v.explanation}"), _question_block(v.questions)]
 
 
-def _means(record: ItemRecord) -> dict[str, float]:
-    return {p.role: p.mean(keep_fifty=True) for p in record.prompts}
-
-
-def violation_size(record: ItemRecord) -> tuple[float, str]:
-    """How far the item breaks its axiom (pp) and a sentence that says so (the kind explains)."""
-    explained = kind_of(record.kind).explain(record)
-    return (float("nan"), "") if explained is None else (explained.size, explained.text)
-
-
-def violating_records(outcome: Outcome) -> list[tuple[Aggregate, list[ItemRecord]]]:
-    """Per battery and suite x condition, the violating items at the loosest tolerance computed
-    (a gate's tolerance when one is set), largest violation first."""
-    by_key = {r.key: r for r in outcome.records}
-    loosest: dict[tuple[str, str, str], Aggregate] = {}
-    for a in outcome.aggregates:
-        if a.metric not in VIOLATION_METRICS:
-            continue
-        previous = loosest.get((a.suite, a.condition, a.metric))
-        if previous is None or (a.tolerance or 0) > (previous.tolerance or 0):
-            loosest[(a.suite, a.condition, a.metric)] = a
-    out = []
-    for key in sorted(loosest):
-        agg = loosest[key]
-        records = [by_key[(agg.suite, item, agg.condition)] for item in agg.detail.get("violating_items", [])
-                   if (agg.suite, item, agg.condition) in by_key]
-        if records:
-            out.append((agg, sorted(records, key=lambda r: -violation_size(r)[0])))
-    return out
-
-
-def worst_section(outcome: Outcome, keep_fifty: bool) -> str:
-    body = ""
-    pairs = worst_pairs(outcome.records, keep_fifty)
-    if pairs:
+def worst_section(model: RunModel) -> str:
+    worst, body = model.worst, ""
+    if worst.pairs:
         body += "<h3>Inverted pairs with the largest |Skew| (each item at its worst arm)</h3>"
-        body += raw_table(["suite", "item", "domain", "P+", "P-", "skew", "questions asked"], [
-            [esc(r.suite), esc(_label(r)), esc(r.domain or ""), esc(plain(p, 1)), esc(plain(m, 1)),
-             esc(signed(s)), _question_block(r)] for r, p, m, s in pairs])
-    wrong = confident_wrong(outcome.records)
-    if wrong:
+        body += raw_table(["suite", "item", "domain", "P+", "P-", "skew", "questions asked"],
+                          [_pair_row(w) for w in worst.pairs])
+    if worst.wrong:
         body += "<h3>Known-answer items answered wrong most confidently</h3>"
-        body += raw_table(["suite", "item", "domain", "stated P(yes)", "true answer", "answers as given", "question"], [
-            [esc(r.suite), esc(_label(r)), esc(r.domain or ""), esc(plain(p, 1)), esc("yes" if r.outcome else "no"),
-             _raw_answers(r), _question_block(r)] for r, p in wrong])
-    for agg, records in violating_records(outcome):
-        shown = records[:VIOLATIONS_SHOWN]
-        more = f", {VIOLATIONS_SHOWN} largest shown" if len(records) > VIOLATIONS_SHOWN else ""
-        title = (f"{agg.metric}: {len(records)} violating item(s) in {agg.suite} / {agg.condition} "
-                 f"at tolerance {agg.tolerance or 0:g} pp{more}")
-        body += f"<h3>{esc(title)}</h3>"
-        body += raw_table(["item", "domain", "violation", "questions asked (mean answer)"], [
-            [esc(_label(r)), esc(r.domain or ""), esc(violation_size(r)[1]), _question_block(r, _means(r))]
-            for r in shown])
+        body += raw_table(["suite", "item", "domain", "stated P(yes)", "true answer", "answers as given", "question"],
+                          [_wrong_row(w) for w in worst.wrong])
+    for group in worst.violations:
+        body += f"<h3>{esc(group.title(VIOLATIONS_SHOWN))}</h3>"
+        body += raw_table(["item", "domain", "violation", "questions asked (mean answer)"],
+                          [_violation_row(v) for v in group.violations[:VIOLATIONS_SHOWN]])
     return body
-
-
-# --------------------------------------------------------------------------- languages
-
-
-def language_section(languages: Sequence[LanguageSkew]) -> str:
-    if len(languages) < 2:
-        return ""
-    rows: list[list[CellLike]] = [[s.language, num(str(s.n)), num(signed(s.skew)), num(interval(s.ci_low, s.ci_high))]
-                                  for s in languages]
-    sd = spread([s.skew for s in languages])
-    return html_table(["language", "n", "skew", "95% CI"], rows) + note(
-        f"Track B inverted pairs under base. Inter-language SD of Skew: {plain(sd, 1)} pp.")
 
 
 # --------------------------------------------------------------------------- the page
 
 
-def valence_points(aggregates: Sequence[Aggregate]) -> list[plots.ValencePoint]:
-    index = index_aggregates(aggregates)
-    points = []
-    for suite, condition in groups_with(aggregates, "skew"):
-        dp, dm = index.get((suite, condition, "delta_plus", None)), index.get((suite, condition, "delta_minus", None))
-        if dp is not None and dm is not None:
-            points.append(plots.ValencePoint(f"{suite} / {condition}", dp.value, dp.ci_low, dp.ci_high,
-                                             dm.value, dm.ci_low, dm.ci_high))
-    return points
-
-
-def valence_section(points: Sequence[plots.ValencePoint], caption: str) -> str:
+def valence_section(points: Sequence[ValencePoint], caption: str) -> str:
     if not points:
         return ""
     return safe_figure(lambda: plots.valence_plane(points), "Valence plane", caption)
@@ -629,170 +303,45 @@ def valence_section(points: Sequence[plots.ValencePoint], caption: str) -> str:
 
 def build_html(outcome: Outcome, metadata: dict[str, Any]) -> str:
     """The report of one run as a self-contained HTML page."""
-    keep_fifty = bool(metadata.get("keep_fifty", False))
-    aggregates = outcome.aggregates
+    model = build_run_model(outcome, metadata)
     sections = [
-        ("run", "Run", metadata_section(outcome, metadata)),
-        ("gates", "Gates", gates_section(outcome.verdicts)),
-        ("skew", "Skew of inverted pairs (pp)", skew_section(aggregates)),
+        ("run", "Run", metadata_section(outcome, model, metadata)),
+        ("gates", "Gates", gates_section(model)),
+        ("skew", "Skew of inverted pairs (pp)", model_table(model.skew)),
         ("valence", "Valence plane", valence_section(
-            valence_points(aggregates), "Each point is one suite / condition: d+ (x) and d- (y) with 95% CIs. "
+            model.valence, "Each point is one suite / condition: d+ (x) and d- (y) with 95% CIs. "
             "On the dashed diagonal Skew = d+ + d- = 0; above it the answers are tilted optimistic.")),
-        ("domains", "Skew by domain", domain_section(aggregates)),
-        ("known-answers", "Known-answer items", binary_section(outcome)),
-        ("coherence", "Coherence", coherence_section(outcome)),
-        ("effects", "Condition effects against base (pp)", effects_section(aggregates)),
-        ("baseline", "Changes against the baseline", baseline_section(outcome.comparison, metadata)),
-        ("languages", "Track B Skew by language", language_section(outcome.languages)),
-        ("worst", "Worst items", worst_section(outcome, keep_fifty)),
-        ("quality", "Answer quality", quality_section(aggregates)),
+        ("domains", "Skew by domain", domain_section(model)),
+        ("known-answers", "Known-answer items", binary_section(model)),
+        ("coherence", "Coherence", coherence_section(model)),
+        ("effects", "Condition effects against base (pp)", effects_section(model)),
+        ("baseline", "Changes against the baseline", baseline_section(outcome, model)),
+        ("languages", "Track B Skew by language", model_table(model.languages)),
+        ("worst", "Worst items", worst_section(model)),
+        ("quality", "Answer quality", model_table(model.quality)),
     ]
-    model = metadata.get("model") or ", ".join(sorted({r.model for r in outcome.records})) or "?"
-    return document(f"pytest-optbench report: {model}", sections, gate_banner(outcome.verdicts))
+    title_model = metadata.get("model") or model.headline.model
+    return document(f"pytest-optbench report: {title_model}", sections, gate_banner(model))
 
 
 # --------------------------------------------------------------------------- several runs
 
 
-@dataclass(frozen=True)
-class CompareRun:
-    label: str
-    data: Mapping[str, Any]
-    records: list[ItemRecord]
-
-    @property
-    def keep_fifty(self) -> bool:
-        return bool(self.data["run"].get("keep_fifty", False))
-
-
-def headline_valence(run: CompareRun) -> tuple[plots.ValencePoint, int] | None:
-    """d+ and d- pooled over the run's Track B pairs under base (every base pair if it has none)."""
-    pairs = headline_pairs(run.records) or [r for r in run.records if r.kind == "inverted_pair" and r.condition == "base"]
-    plus, minus = pair_answers(sorted(pairs, key=lambda r: r.key), run.keep_fifty)
-    keep = axioms.usable(plus, minus)
-    if not keep.any():
-        return None
-    seed = int(run.data["run"].get("seed") or 0)
-    resamples = int(run.data["run"].get("bootstrap_resamples") or DEFAULT_RESAMPLES)
-    parts = []
-    for name, values in (("delta_plus", plus[keep] - 50), ("delta_minus", minus[keep] - 50)):
-        ci = bootstrap_ci(values, seeded_rng(seed, "compare", name), n_resamples=resamples)
-        parts += [float(values.mean()), ci.low, ci.high]
-    return plots.ValencePoint(run.label, *parts), int(keep.sum())
-
-
-def _run_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
-    rows: list[list[CellLike]] = []
-    for run in runs:
-        meta, gates = run.data["run"], run.data["gates"]
-        failed = sum(g.get("verdict") == FAIL for g in gates)
-        passed = sum(g.get("verdict") == PASS for g in gates)
-        verdict = Cell(f"{failed} failed, {passed} passed, {len(gates) - failed - passed} not evaluated",
-                       "fail" if failed else "pass" if gates else "")
-        rows.append([run.label, _flat(meta.get("model")), _flat(meta.get("plugin_version")), _flat(meta.get("seed")),
-                     _flat(meta.get("prompt_hash")), num(str(len(run.records))), verdict])
-    return rows
-
-
-def _headline_rows(runs: Sequence[CompareRun], points: Mapping[str, tuple[plots.ValencePoint, int]]) -> list[list[CellLike]]:
-    rows: list[list[CellLike]] = []
-    for run in runs:
-        if run.label not in points:
-            continue
-        p, n = points[run.label]
-        rows.append([run.label, num(str(n)), num(signed(p.delta_plus + p.delta_minus)),
-                     num(metric_value_text("delta_plus", p.delta_plus, p.plus_low, p.plus_high)),
-                     num(metric_value_text("delta_minus", p.delta_minus, p.minus_low, p.minus_high))])
-    return rows
-
-
-def _aggregate_cell(row: Mapping[str, Any] | None) -> Cell:
-    if row is None:
-        return num("")
-    return num(metric_value_text(str(row["metric"]), row.get("value"), row.get("ci_low"), row.get("ci_high")))
-
-
-def key_metric_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
-    """One row per (suite, metric) under base, a column per run (blank where it did not run)."""
-    cells: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
-    for run in runs:
-        for a in run.data["aggregates"]:
-            if a.get("condition") == "base" and a.get("domain") is None and not a.get("tolerance") \
-                    and a.get("metric") in COMPARE_METRICS:
-                cells[(str(a["suite"]), str(a["metric"]))][run.label] = a
-    order = {m: i for i, m in enumerate(COMPARE_METRICS)}
-    return [[suite, metric] + [_aggregate_cell(by_run.get(run.label)) for run in runs]
-            for (suite, metric), by_run in sorted(cells.items(), key=lambda kv: (kv[0][0], order[kv[0][1]]))]
-
-
-def gate_compare_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
-    cells: dict[tuple[str, str, str, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
-    for run in runs:
-        for g in run.data["gates"]:
-            key = (str(g.get("metric")), str(g.get("suite") or "(no suite ran)"), str(g.get("condition") or ""),
-                   str(g.get("bound_text") or ""))
-            cells[key][run.label] = g
-    rows: list[list[CellLike]] = []
-    for key, by_run in sorted(cells.items()):
-        row: list[CellLike] = list(key)
-        for run in runs:
-            g = by_run.get(run.label)
-            if g is None:
-                row.append("")
-                continue
-            verdict = str(g.get("verdict"))
-            text = f"{verdict.upper() if verdict != NOT_EVALUATED else verdict} {metric_value_text(key[0], g.get('value'))}"
-            row.append(Cell(text, VERDICT_CLASS.get(verdict, "")))
-        rows.append(row)
-    return rows
-
-
-def language_compare_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
-    by_language: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
-    for run in runs:
-        for s in (run.data.get("languages") or {}).get("track_b_skew") or []:
-            by_language[str(s["language"])][run.label] = s
-    if len(by_language) < 2:
-        return []
-    return [[language] + [num("" if (s := by_run.get(run.label)) is None
-                              else f"{signed(s.get('skew'))} {interval(s.get('ci_low'), s.get('ci_high'))}")
-                          for run in runs]
-            for language, by_run in sorted(by_language.items())]
-
-
-def unique_labels(labels: Sequence[str]) -> list[str]:
-    """The labels, with " (2)", " (3)"... added to repeats (two runs of one model)."""
-    seen: dict[str, int] = defaultdict(int)
-    out = []
-    for label in labels:
-        seen[label] += 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-    return out
-
-
-def build_compare_html(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Several JSON reports side by side: one valence point and one column of key metrics per run."""
-    labels = unique_labels([label for label, _ in runs])
-    loaded = [CompareRun(label, data, [ItemRecord.from_dict(i) for i in data.get("items", [])])
-              for label, (_, data) in zip(labels, runs)]
-    valence = {run.label: v for run in loaded if (v := headline_valence(run)) is not None}
-    headline = _headline_rows(loaded, valence)
-    metric_rows = key_metric_rows(loaded)
-    gate_rows_ = gate_compare_rows(loaded)
-    language_rows = language_compare_rows(loaded)
-    sections = [
-        ("runs", "Runs", html_table(["run", "model", "plugin", "seed", "prompt hash", "results", "gates"],
-                                    _run_rows(loaded))),
+def compare_sections(model: CompareModel) -> list[tuple[str, str, str]]:
+    headline = model.headline_table
+    return [
+        ("runs", "Runs", model_table(model.runs_table)),
         ("valence", "Valence plane, one point per run", valence_section(
-            [v for v, _n in valence.values()], "Each point pools one run's Track B inverted pairs under base "
-            "(every base pair when it has no Track B): d+ (x) and d- (y) with 95% bootstrap CIs; on the dashed "
-            "diagonal Skew = 0.") + (html_table(["run", "pairs", "skew", "d+ [95% CI]", "d- [95% CI]"], headline)
-                                     if headline else "")),
-        ("metrics", "Key metrics under base",
-         html_table(["suite", "metric"] + labels, metric_rows) if metric_rows else ""),
-        ("gates", "Gate verdicts", html_table(["metric", "suite", "condition", "bound"] + labels, gate_rows_)
-         if gate_rows_ else ""),
-        ("languages", "Track B Skew by language",
-         html_table(["language"] + labels, language_rows) if language_rows else ""),
+            model.valence, "Each point is one run's Track B suite under base (the English one when there are "
+            "several): d+ (x) and d- (y) with the 95% CIs of its report; on the dashed diagonal Skew = 0.")
+         + model_table(headline, with_notes=False)),
+        ("metrics", "Key metrics under base", model_table(model.key_metrics)),
+        ("gates", "Gate verdicts", model_table(model.gates)),
+        ("languages", "Track B Skew by language", model_table(model.languages)),
     ]
-    return document(f"pytest-optbench comparison of {len(loaded)} runs", sections, "")
+
+
+def build_compare_html(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """Several JSON reports side by side: one valence point and one column of key metrics per run."""
+    model = build_compare_model(runs)
+    return document(f"pytest-optbench comparison of {len(model.runs)} runs", compare_sections(model), "")

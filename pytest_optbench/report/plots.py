@@ -1,6 +1,7 @@
-"""The HTML report's figures: plain data in, PNG bytes out.
+"""The HTML report's figures: the report model's figure data in, PNG bytes out.
 
-Pure apart from matplotlib, used through its object API (``Figure`` with the Agg canvas,
+Draws only: estimates, bins and reversals arrive computed (``report.model.figures``). Pure
+apart from matplotlib, used through its object API (``Figure`` with the Agg canvas,
 never pyplot): no display is needed and the user's own pyplot state and backend are left
 alone. Every function builds one figure and renders it to PNG without the "Software"
 metadata chunk (it names a URL, and the report must not).
@@ -12,16 +13,19 @@ import io
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-from ..metrics.axioms import dose_response_steps
-from ..metrics.calibration import N_BINS, bin_index
+from .model.figures import Estimate, Ladder, Reliability, ValencePoint
+
+__all__ = ["Estimate", "Ladder", "Reliability", "ValencePoint", "baseline_changes", "condition_effects",
+           "dose_ladders", "reliability_diagram", "skew_by_domain", "valence_plane"]
 
 DPI = 110
 LADDER_SPREAD = 0.25  # rungs: total sideways spread of the dose-response ladders
@@ -30,45 +34,11 @@ BLUE, RED, GREY, GREEN = "#1f5fa8", "#c62828", "#7a7a7a", "#2e7d32"
 QUADRANTS = {(1, -1): "optimism", (-1, 1): "pessimism", (1, 1): "compound overclaim", (-1, -1): "compound underclaim"}
 
 
-@dataclass(frozen=True)
-class ValencePoint:
-    """One suite/condition (or one model): mean P+ - 50 and P- - 50 with 95% CIs, in pp."""
-
-    label: str
-    delta_plus: float
-    plus_low: float
-    plus_high: float
-    delta_minus: float
-    minus_low: float
-    minus_high: float
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One row of a bar or forest plot: an estimate and its 95% CI; ``panel`` groups rows
-    that share a scale (e.g. percentage points vs rates)."""
-
-    label: str
-    value: float
-    low: float
-    high: float
-    panel: str = ""
-
-
-@dataclass(frozen=True)
-class Ladder:
-    """One dose-response item: the mean answer per rung, and the direction it should move."""
-
-    label: str
-    means: Sequence[float]
-    direction: str  # increasing | decreasing
-
-
 @contextmanager
-def _figure(width: float, height: float, rows: int = 1, **kw: object) -> Iterator[tuple[Figure, list[Axes]]]:
+def _figure(width: float, height: float, rows: int = 1, **kw: Any) -> Iterator[tuple[Figure, list[Axes]]]:
     fig = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
-    axes = fig.subplots(rows, 1, squeeze=False, **kw)  # type: ignore[arg-type]
+    axes = fig.subplots(rows, 1, squeeze=False, **kw)
     yield fig, list(axes[:, 0])
 
 
@@ -171,7 +141,7 @@ def skew_by_domain(rows: Sequence[Estimate]) -> bytes:
 def _forest_panel(ax: Axes, rows: Sequence[Estimate], xlabel: str) -> None:
     y = np.arange(len(rows))[::-1]
     values = _values(rows)
-    excludes_zero = [_finite(r.low) and _finite(r.high) and (r.low > 0 or r.high < 0) for r in rows]
+    excludes_zero = [r.excludes_zero for r in rows]
     for yi, value, (lo, hi), strong in zip(y, values, _whiskers(rows).T, excludes_zero):
         color = RED if strong else BLUE
         ax.errorbar(value, yi, xerr=[[lo], [hi]], fmt="s" if strong else "o", ms=5, capsize=3, color=color)
@@ -209,23 +179,11 @@ def baseline_changes(rows: Sequence[Estimate]) -> bytes:
 # --------------------------------------------------------------------------- calibration
 
 
-def reliability_bins(p: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(count, mean predicted, observed frequency) per equal-width bin; NaN in empty bins."""
-    p_arr, y_arr = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(p_arr) & np.isfinite(y_arr)
-    p_arr, y_arr = p_arr[keep], y_arr[keep]
-    index = bin_index(p_arr, N_BINS)
-    count = np.bincount(index, minlength=N_BINS).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_p = np.bincount(index, weights=p_arr, minlength=N_BINS) / count
-        freq = np.bincount(index, weights=y_arr, minlength=N_BINS) / count
-    return count, mean_p, freq
-
-
-def reliability_diagram(p: Sequence[float], y: Sequence[float]) -> bytes:
-    """Mean stated probability vs observed frequency in 10 bins, with the count per bin below."""
-    count, mean_p, freq = reliability_bins(p, y)
-    edges = np.linspace(0, 1, N_BINS + 1)
+def reliability_diagram(data: Reliability) -> bytes:
+    """Mean stated probability vs observed frequency per bin, with the count per bin below."""
+    count, mean_p, freq = (np.asarray(v, dtype=float) for v in (data.count, data.mean_p, data.freq))
+    bins = count.size
+    edges = np.linspace(0, 1, bins + 1)
     with _figure(5.6, 6.2, rows=2, sharex=True, gridspec_kw={"height_ratios": [3, 1]}) as (fig, (top, bottom)):
         top.plot([0, 1], [0, 1], ls="--", color=GREY, lw=1, label="perfect calibration")
         filled = count > 0
@@ -233,13 +191,13 @@ def reliability_diagram(p: Sequence[float], y: Sequence[float]) -> bytes:
         top.set_ylabel("observed frequency of yes")
         top.set_xlim(0, 1)
         top.set_ylim(0, 1)
-        top.set_title("Reliability diagram (10 equal-width bins)")
+        top.set_title(f"Reliability diagram ({bins} equal-width bins)")
         top.legend(fontsize=8, loc="upper left")
         top.grid(alpha=0.25)
-        bottom.bar(edges[:-1], count, width=1 / N_BINS, align="edge", color=GREY, edgecolor="white")
+        bottom.bar(edges[:-1], count, width=1 / bins, align="edge", color=GREY, edgecolor="white")
         for left, n in zip(edges[:-1], count):
             if n:
-                bottom.text(left + 0.5 / N_BINS, n, str(int(n)), ha="center", va="bottom", fontsize=7)
+                bottom.text(left + 0.5 / bins, n, str(int(n)), ha="center", va="bottom", fontsize=7)
         bottom.set_ylim(0, max(1.0, count.max()) * 1.25)
         bottom.set_ylabel("items")
         bottom.set_xlabel("stated probability of yes")
@@ -263,7 +221,7 @@ def dose_ladders(ladders: Sequence[Ladder]) -> bytes:
             rungs = np.arange(1, means.size + 1) + LADDER_SPREAD * (i / max(1, len(ladders) - 1) - 0.5)
             ax.plot(rungs, means, "-o", ms=3, lw=1, alpha=0.55,
                     color=BLUE if ladder.direction == "increasing" else GREEN)
-            for step in np.flatnonzero(dose_response_steps(means, ladder.direction)):
+            for step in ladder.reversals:
                 reversals += 1
                 ax.plot(rungs[step:step + 2], means[step:step + 2], "-o", ms=4, lw=2.2, color=RED)
         ax.plot([], [], color=BLUE, label="should increase")
@@ -272,7 +230,7 @@ def dose_ladders(ladders: Sequence[Ladder]) -> bytes:
         ax.set_xlabel("rung (stronger evidence ->)")
         ax.set_ylabel("mean answer (0-100)")
         ax.set_ylim(0, 100)
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        cast(MaxNLocator, ax.xaxis.get_major_locator()).set_params(integer=True)  # the default AutoLocator
         ax.set_title(f"Dose-response ladders ({len(ladders)} items)")
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         ax.grid(alpha=0.25)

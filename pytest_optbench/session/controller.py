@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
@@ -124,7 +124,7 @@ class ControllerSession:
             comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
-                               language_skews(records, options), comparison)
+                               language_skews(aggregates, records, options), comparison)
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> None:
@@ -150,7 +150,10 @@ class ControllerSession:
                 with open(step_summary, "a", encoding="utf-8") as handle:
                     handle.write(markdown)
         if options.html_path:
-            from ..report.html import build_html, write_html  # matplotlib is imported only when asked
+            from ..report.html import (  # matplotlib is imported only when asked
+                build_html,
+                write_html,
+            )
 
             write_html(options.html_path, build_html(outcome, metadata))
 
@@ -162,13 +165,16 @@ class ControllerSession:
         xml = config.stash.get(xml_key, None)
         if xml is None:
             return
+        # The message rounds every number the way the terminal shows it.
+        from ..report.model.tables import gate_message
+
         source = self.thresholds_display or "thresholds.yaml"
         for verdict in verdicts:
             where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
             nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
-            message = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate "
-                       f"{verdict.value}, 95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
-            outcome = {"pass": "passed", "fail": "failed"}.get(verdict.verdict, "skipped")
+            message = gate_message(verdict)
+            outcome: Literal["passed", "failed", "skipped"] = (
+                "passed" if verdict.verdict == "pass" else "failed" if verdict.verdict == "fail" else "skipped")
             longrepr: Any = None
             if outcome == "failed":
                 longrepr = message

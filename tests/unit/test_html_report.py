@@ -18,20 +18,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
-from pytest_optbench.scoring.baseline import compare
-from pytest_optbench.scoring.crosslingual import language_skews
 from pytest_optbench.elicit.engine import elicit
-from pytest_optbench.scoring.gates import evaluate, parse_thresholds
 from pytest_optbench.metrics.calibration import bin_index
-from pytest_optbench.scoring.outcome import Outcome
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report import plots
-from pytest_optbench.report.html import build_compare_html, build_html, differing_part, write_html
+from pytest_optbench.report.html import build_compare_html, build_html, write_html
 from pytest_optbench.report.json_report import build_report
+from pytest_optbench.report.model.figures import (
+    make_ladder,
+    reliability,
+    reliability_bins,
+)
+from pytest_optbench.report.model.items import differing_part
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
+from pytest_optbench.scoring.baseline import compare
+from pytest_optbench.scoring.crosslingual import language_skews
+from pytest_optbench.scoring.gates import evaluate, parse_thresholds
+from pytest_optbench.scoring.outcome import Outcome
 from pytest_optbench.suites import Suite, load_suite
 
 SUITES = Path(__file__).resolve().parents[2] / "suites" / "en"
@@ -92,7 +98,7 @@ def make_outcome(records: list[ItemRecord], baseline: list[ItemRecord] | None = 
         comparison = compare(records, baseline, OPTIONS, {"model": "sim:optimist"}, {"model": "sim:calibrated"})
     verdicts = evaluate(parse_thresholds(THRESHOLDS, "thresholds.yaml"), aggregates,
                         {s: sorted(k) for s, k in kinds.items()}, comparison)
-    return Outcome(aggregates, verdicts, records, [], language_skews(records, OPTIONS), comparison)
+    return Outcome(aggregates, verdicts, records, [], language_skews(aggregates, records, OPTIONS), comparison)
 
 
 METADATA = {"model": "sim:optimist", "seed": 0, "keep_fifty": False, "bootstrap_resamples": 200,
@@ -256,9 +262,10 @@ def test_differing_part_keeps_only_what_changes() -> None:
     lambda: plots.valence_plane([]),
     lambda: plots.valence_plane([plots.ValencePoint("m", 3, float("nan"), float("nan"), -2, -4, 0)]),
     lambda: plots.skew_by_domain([plots.Estimate("d", 2.0, float("nan"), float("nan"))]),
-    lambda: plots.reliability_diagram([0.1, 0.95, float("nan")], [0, 1, 1]),
-    lambda: plots.dose_ladders([plots.Ladder("x", [30, 20, float("nan")], "increasing"),
-                                plots.Ladder("y", [70, 80], "decreasing")]),
+    lambda: plots.reliability_diagram(reliability("s", "base", [0.1, 0.95, float("nan")], [0, 1, 1])),
+    lambda: plots.reliability_diagram(reliability("s", "base", [], [])),
+    lambda: plots.dose_ladders([make_ladder("x", [30, 20, float("nan")], "increasing"),
+                                make_ladder("y", [70, 80], "decreasing"), make_ladder("z", [40, 20, 60], "increasing")]),
     lambda: plots.condition_effects([plots.Estimate("a", -1, -2, 0, "p1"), plots.Estimate("b", 1, 0.5, 2, "p2")]),
     lambda: plots.baseline_changes([plots.Estimate("skew", 0.5, -1, 2, "pp")]),
 ])
@@ -269,7 +276,7 @@ def test_figures_are_png_even_for_thin_data(draw) -> None:  # type: ignore[no-un
 def test_reliability_bins_use_the_calibration_bins() -> None:
     p = np.array([0.05, 0.07, 0.7, 0.71, 1.0])
     y = np.array([0, 1, 1, 1, 0])
-    count, mean_p, freq = plots.reliability_bins(p, y)
+    count, mean_p, freq = reliability_bins(p, y)
     assert list(np.flatnonzero(count)) == sorted(set(bin_index(p)))
     assert count[0] == 2 and freq[0] == 0.5 and mean_p[0] == pytest.approx(0.06)
     assert count[7] == 2 and count[9] == 1 and freq[9] == 0.0

@@ -44,7 +44,7 @@ from pytest_optbench.prompts import render_prompts
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
-from pytest_optbench.report.html import violation_size
+from pytest_optbench.report.model.items import violation_size
 from pytest_optbench.scoring.aggregate import (
     METRIC_KINDS,
     VIOLATION_METRICS,

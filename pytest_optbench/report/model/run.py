@@ -1,0 +1,228 @@
+"""One run's report model: the headline, every table, the worst items and the figures' data,
+built once from an ``Outcome`` and the report's run metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ...scoring.gates import FAIL, PASS
+from ...scoring.outcome import Outcome
+from .figures import (
+    Estimate,
+    LadderGroup,
+    Reliability,
+    ValencePoint,
+    change_estimates,
+    domain_estimates,
+    effect_estimates,
+    ladder_groups,
+    reliability_data,
+    valence_points,
+)
+from .items import WorstItems, worst_items
+from .table import FAIL as FAIL_TONE
+from .table import PASS as PASS_TONE
+from .table import WARN, Line, Table
+from .tables import (
+    baseline_notes,
+    binary_table,
+    change_table,
+    coherence_table,
+    domain_table,
+    effects_table,
+    failure_sentences,
+    gate_table,
+    key_metrics_table,
+    language_table,
+    not_evaluated_sentences,
+    quality_table,
+    skew_table,
+)
+
+WORST_SHOWN = 10  # items per "worst" list the model ranks (renderers may show fewer)
+
+
+@dataclass(frozen=True)
+class GateCounts:
+    failed: int
+    passed: int
+    not_evaluated: int
+
+    @property
+    def total(self) -> int:
+        return self.failed + self.passed + self.not_evaluated
+
+    @property
+    def text(self) -> str:
+        return f"optbench gates: {self.failed} failed, {self.passed} passed, {self.not_evaluated} not evaluated"
+
+    @property
+    def tone(self) -> str:
+        return FAIL_TONE if self.failed else PASS_TONE
+
+
+@dataclass(frozen=True)
+class Headline:
+    model: str  # the model(s) that answered, else the --model given
+    run_line: str  # "model M | seed S | prompt P | N item x condition results"
+    results: int
+    prompt_hash: str
+    gates: GateCounts
+    lines: tuple[Line, ...]  # usage, failed calls, provider notes
+    missing: tuple[str, ...]  # items that failed without sending answers
+
+    @property
+    def failed(self) -> bool:
+        """Did the run fail (a gate, or an item that sent nothing)?"""
+        return bool(self.gates.failed or self.missing)
+
+
+def request_line(counts: Mapping[str, int]) -> str | None:
+    """Requests sent in this run and what it took: retries, rate limits, time-outs, changes."""
+    if not counts.get("requests"):
+        return None
+    parts = [f"{counts.get('retries', 0):,} retried ({counts.get('rate_limited', 0):,} rate-limited, "
+             f"{counts.get('timeouts', 0):,} timed out)"]
+    if counts.get("parameter_changes"):
+        parts.append(f"{counts['parameter_changes']:,} request(s) changed to suit the server (see notes)")
+    return f"requests {counts['requests']:,}: " + ", ".join(parts)
+
+
+def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
+    models = sorted({r.model for r in outcome.records})
+    given = metadata.get("model")
+    model = ", ".join(models) or (str(given) if given else "?")
+    run_line = (f"model {model} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
+                f"{len(outcome.records)} item x condition results")
+    usage = outcome.usage()
+    lines = []
+    if usage["from_store"] or usage["paid_this_run"]:
+        lines.append(Line(f"answers {usage['answers']:,}: {usage['paid_this_run']:,} paid for in this run "
+                          f"({usage['input_tokens']:,} input + {usage['output_tokens']:,} output tokens), "
+                          f"{usage['from_store']:,} read from the response store"))
+    requests = metadata.get("requests") or {}
+    if line := request_line(requests):
+        lines.append(Line(line, WARN if requests.get("retries") or requests.get("timeouts") else ""))
+    if usage["failed_calls"]:
+        lines.append(Line(f"{usage['failed_calls']:,} answer(s) failed (after the retries that could help); they "
+                          "count in error_rate and their items failed", FAIL_TONE))
+    lines += [Line(f"note: {note}", WARN) for note in outcome.notes()]
+    failed = sum(v.verdict == FAIL for v in outcome.verdicts)
+    passed = sum(v.verdict == PASS for v in outcome.verdicts)
+    counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed)
+    return Headline(model, run_line, len(outcome.records), str(metadata.get("prompt_hash")), counts, tuple(lines),
+                    tuple(outcome.missing))
+
+
+class RunModel:
+    """Everything a report of one run shows; ``metadata`` is the report's ``run`` section.
+
+    Each part is decided on first use and then kept, so a renderer pays only for what it
+    shows (the terminal needs no worst items and no figure data).
+    """
+
+    def __init__(self, outcome: Outcome, metadata: Mapping[str, Any]) -> None:
+        self.outcome = outcome
+        self.metadata = dict(metadata)
+        self.aggregates = outcome.aggregates
+        self.comparison = outcome.comparison
+        self.keep_fifty = bool(metadata.get("keep_fifty", False))
+
+    @cached_property
+    def headline(self) -> Headline:
+        return headline(self.outcome, self.metadata)
+
+    @cached_property
+    def gates(self) -> Table:
+        return gate_table(self.outcome.verdicts, self.metadata.get("thresholds"))
+
+    @cached_property
+    def gate_failures(self) -> tuple[str, ...]:
+        return tuple(failure_sentences(self.outcome.verdicts))
+
+    @cached_property
+    def gate_not_evaluated(self) -> tuple[str, ...]:
+        return tuple(not_evaluated_sentences(self.outcome.verdicts))
+
+    @cached_property
+    def skew(self) -> Table:
+        return skew_table(self.aggregates)
+
+    @cached_property
+    def domains(self) -> Table:
+        return domain_table(self.aggregates)
+
+    @cached_property
+    def binary(self) -> Table:
+        return binary_table(self.aggregates)
+
+    @cached_property
+    def coherence(self) -> Table:
+        """Violation rates at the loosest tolerance computed."""
+        return coherence_table(self.aggregates)
+
+    @cached_property
+    def coherence_every(self) -> Table:
+        """Violation rates at every tolerance computed."""
+        return coherence_table(self.aggregates, every_tolerance=True)
+
+    @cached_property
+    def effects(self) -> Table:
+        return effects_table(self.aggregates)
+
+    @cached_property
+    def quality(self) -> Table:
+        return quality_table(self.aggregates)
+
+    @cached_property
+    def key_metrics(self) -> Table:
+        return key_metrics_table(self.aggregates)
+
+    @cached_property
+    def changes(self) -> Table | None:
+        """None without a baseline."""
+        return None if self.comparison is None else change_table(self.comparison, self.metadata.get("baseline"))
+
+    @cached_property
+    def baseline_notes(self) -> tuple[str, ...]:
+        return () if self.comparison is None else tuple(baseline_notes(self.comparison))
+
+    @cached_property
+    def languages(self) -> Table:
+        return language_table(self.outcome.languages)
+
+    @cached_property
+    def worst(self) -> WorstItems:
+        return worst_items(self.aggregates, self.outcome.records, self.keep_fifty, WORST_SHOWN)
+
+    @cached_property
+    def valence(self) -> tuple[ValencePoint, ...]:
+        return tuple(valence_points(self.aggregates))
+
+    @cached_property
+    def domain_estimates(self) -> tuple[Estimate, ...]:
+        return tuple(domain_estimates(self.aggregates))
+
+    @cached_property
+    def effect_estimates(self) -> tuple[Estimate, ...]:
+        return tuple(effect_estimates(self.aggregates))
+
+    @cached_property
+    def change_estimates(self) -> tuple[Estimate, ...]:
+        return tuple(change_estimates(self.comparison))
+
+    @cached_property
+    def reliability(self) -> tuple[Reliability, ...]:
+        return tuple(reliability_data(self.outcome.records))
+
+    @cached_property
+    def ladders(self) -> tuple[LadderGroup, ...]:
+        return tuple(ladder_groups(self.outcome.records))
+
+
+def build_run_model(outcome: Outcome, metadata: Mapping[str, Any]) -> RunModel:
+    """The report model of one run (its parts are decided on first use)."""
+    return RunModel(outcome, metadata)

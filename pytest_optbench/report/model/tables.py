@@ -1,0 +1,344 @@
+"""Every table of one run, decided once from the aggregates, verdicts and comparison.
+
+Renderers draw these tables; they never look an aggregate up themselves, so one Skew has one
+text wherever it appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
+from ...scoring.baseline import Comparison
+from ...scoring.crosslingual import LanguageSkew, spread
+from ...scoring.gates import EFFECT_METRICS, FAIL, NOT_EVALUATED, PASS, Verdict
+from .fmt import (
+    Formatter,
+    change_formatter,
+    change_text,
+    ci_text,
+    estimate_text,
+    excludes_zero,
+    formatter,
+    interval,
+    p_text,
+    plain,
+    tolerance_text,
+    value_text,
+)
+from .table import (
+    COMPACT,
+    FULL,
+    STRONG,
+    Cell,
+    Column,
+    Row,
+    Table,
+    count,
+    make_table,
+    number,
+    text,
+)
+from .table import FAIL as FAIL_TONE
+from .table import NOT_EVALUATED as NE_TONE
+from .table import PASS as PASS_TONE
+
+# The metrics every "key metrics" list shows (Markdown, baseline changes, ``optbench
+# compare``), in this order; the JSON report has every metric.
+KEY_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc", "ece",
+               "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
+               "dose_response_violation_rate", "parse_rate", "refusal_rate")
+KEY_ORDER = {m: i for i, m in enumerate(KEY_METRICS)}
+VERDICT_TONE = {PASS: PASS_TONE, FAIL: FAIL_TONE, NOT_EVALUATED: NE_TONE}
+VERDICT_ORDER = {FAIL: 0, NOT_EVALUATED: 1, PASS: 2}  # failures first, passes last
+NO_SUITE = "(no suite ran)"
+
+AggregateKey = tuple[str, str, str, str | None]
+
+
+def index_aggregates(aggregates: Iterable[Aggregate]) -> dict[AggregateKey, Aggregate]:
+    """(suite, condition, metric, domain) -> aggregate; violation rates at tolerance 0."""
+    return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates if not a.tolerance}
+
+
+def groups_with(aggregates: Iterable[Aggregate], metric: str) -> list[tuple[str, str]]:
+    return sorted({(a.suite, a.condition) for a in aggregates if a.metric == metric and a.domain is None})
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def value_cell(metric: str, agg: Aggregate | None) -> Cell:
+    """The estimate alone; blank where the metric was not computed."""
+    return number("", None) if agg is None else number(value_text(metric, agg.value), agg.value)
+
+
+def estimate_cell(metric: str, agg: Aggregate | None) -> Cell:
+    """The estimate with its 95% CI; blank where the metric was not computed."""
+    if agg is None:
+        return number("", None)
+    return number(estimate_text(metric, agg.value, agg.ci_low, agg.ci_high), agg.value)
+
+
+def ci_cell(metric: str, agg: Aggregate) -> Cell:
+    return number(ci_text(metric, agg.ci_low, agg.ci_high))
+
+
+def p_cell(p: Any) -> Cell:
+    return number(p_text(p), p)
+
+
+def verdict_text(verdict: str) -> str:
+    return verdict if verdict == NOT_EVALUATED else verdict.upper()
+
+
+# --------------------------------------------------------------------------- Skew
+
+
+def skew_table(aggregates: Sequence[Aggregate]) -> Table:
+    """One row per suite x condition with inverted pairs."""
+    index = index_aggregates(aggregates)
+    rows = []
+    for suite, condition in groups_with(aggregates, "skew"):
+        def get(metric: str, suite: str = suite, condition: str = condition) -> Aggregate | None:
+            return index.get((suite, condition, metric, None))
+        skew = index[(suite, condition, "skew", None)]
+        rows.append([
+            text(suite), text(condition), count(skew.n), value_cell("skew", skew), ci_cell("skew", skew),
+            p_cell(skew.p_value), value_cell("delta_plus", get("delta_plus")),
+            value_cell("delta_minus", get("delta_minus")), estimate_cell("delta_plus", get("delta_plus")),
+            estimate_cell("delta_minus", get("delta_minus")), text(skew.detail.get("quadrant", "")),
+            value_cell("complement_violation", get("complement_violation")),
+            value_cell("calibration_error", get("calibration_error")),
+            value_cell("refusal_rate", get("refusal_rate")), value_cell("parse_rate", get("parse_rate")),
+        ])
+    # The terminal shows d+ and d- alone; the HTML page with their CIs.
+    columns: list[Column | str] = [
+        "suite", "condition", "n", "skew", "95% CI", "p", Column("d+", (COMPACT,)), Column("d-", (COMPACT,)),
+        Column("d+ [95% CI]", (FULL,)), Column("d- [95% CI]", (FULL,)), "quadrant", "|sum-100|", "vs stated",
+        "refusal", "parse"]
+    return make_table("skew", "Skew of inverted pairs (pp)", columns, rows, notes=(
+        ("Skew = mean over pairs of P(success) - (100 - P(failure)), in pp; d+ and d- are how far the answers to "
+         "the good- and bad-outcome questions sit from 50 (Skew = d+ + d-). The quadrant is named only when "
+         "Skew's CI excludes 0. p: Wilcoxon signed-rank. |sum-100|: mean unsigned complement violation; "
+         "vs stated: mean distance from the stated rate (Track A); refusal: share of answers of exactly 50."),))
+
+
+def domain_table(aggregates: Sequence[Aggregate]) -> Table:
+    """Skew per domain, for every suite x condition with domain labels."""
+    rows = [[text(a.suite), text(a.condition), text(a.domain), count(a.n), value_cell("skew", a), ci_cell("skew", a),
+             p_cell(a.p_value)]
+            for a in sorted((a for a in aggregates if a.metric == "skew" and a.domain),
+                            key=lambda a: (a.suite, a.condition, a.domain or ""))]
+    return make_table("domains", "Skew by domain (pp)", ["suite", "condition", "domain", "n", "skew", "95% CI", "p"],
+                      rows)
+
+
+# --------------------------------------------------------------------------- other families
+
+
+def _metric_table(key: str, title: str, aggregates: Sequence[Aggregate], key_metric: str, n_header: str,
+                  columns: Sequence[tuple[Column | str, str, bool]], notes: Sequence[str] = ()) -> Table:
+    """One row per suite x condition that has ``key_metric``; columns are (column, metric,
+    with its CI). A metric not computed for a group is a blank cell."""
+    index = index_aggregates(aggregates)
+    rows = []
+    for suite, condition in groups_with(aggregates, key_metric):
+        row = [text(suite), text(condition), count(index[(suite, condition, key_metric, None)].n)]
+        for _column, metric, with_ci in columns:
+            agg = index.get((suite, condition, metric, None))
+            row.append(estimate_cell(metric, agg) if with_ci else value_cell(metric, agg))
+        rows.append(row)
+    return make_table(key, title, ["suite", "condition", n_header, *(c[0] for c in columns)], rows, notes)
+
+
+def binary_table(aggregates: Sequence[Aggregate]) -> Table:
+    """Known-answer items: the calibration paper's headline numbers."""
+    return _metric_table("binary", "known-answer items", aggregates, "brier", "n", [
+        ("brier [95% CI]", "brier", True), ("climatology", "climatology_brier", False),
+        ("skill", "brier_skill", False), ("overconf. [95% CI]", "overconfidence", True), ("ece", "ece", False),
+        ("auc [95% CI]", "auc", True), (Column("accuracy", (FULL,)), "accuracy", False),
+        ("shrink a", "shrinkage_a", False), ("recal. brier", "brier_recalibrated", False),
+    ], notes=(("Overconfidence = mean confidence in the chosen side - accuracy (0 when calibrated); "
+              "skill = 1 - Brier / climatology Brier."),))
+
+
+def quality_table(aggregates: Sequence[Aggregate]) -> Table:
+    """Answer quality per suite x condition (n: answers received)."""
+    return _metric_table("quality", "answer quality", aggregates, "parse_rate", "answers", [
+        ("parse rate [95% CI]", "parse_rate", True), ("refusal rate", "refusal_rate", False),
+        ("error rate [95% CI]", "error_rate", True), ("item SD (pp)", "item_sd", False),
+    ])
+
+
+def loosest_violations(aggregates: Iterable[Aggregate]) -> list[Aggregate]:
+    """Per battery x suite x condition, the violation rate at the loosest tolerance computed
+    (a gate's tolerance when one is set), sorted."""
+    loosest: dict[tuple[str, str, str], Aggregate] = {}
+    for a in aggregates:
+        if a.domain is None and a.metric in VIOLATION_METRICS:
+            key = (a.suite, a.condition, a.metric)
+            if key not in loosest or (a.tolerance or 0) > (loosest[key].tolerance or 0):
+                loosest[key] = a
+    return [loosest[k] for k in sorted(loosest)]
+
+
+def coherence_table(aggregates: Sequence[Aggregate], every_tolerance: bool = False) -> Table:
+    """Axiom violation rates: at the loosest tolerance computed, or at each."""
+    if every_tolerance:
+        chosen = [a for a in aggregates if a.domain is None and a.metric in VIOLATION_METRICS]
+    else:
+        chosen = loosest_violations(aggregates)
+    rows = [[text(a.suite), text(a.condition), text(a.metric),
+             number(tolerance_text(a.tolerance or 0), a.tolerance or 0), count(a.n), estimate_cell(a.metric, a)]
+            for a in sorted(chosen, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0))]
+    return make_table("coherence", "axiom violations (n = checks)",
+                      ["suite", "condition", "metric", "tol. pp", "n", "estimate [95% CI]"], rows, notes=(
+                          ("Violation rate: share of checks an item fails by more than the tolerance (pp), with an "
+                          "exact Clopper-Pearson 95% CI."),))
+
+
+def effects_table(aggregates: Sequence[Aggregate]) -> Table:
+    """Paired effects of each arm against base (pp)."""
+    rows = [[text(a.suite), text(a.condition), text(a.metric), count(a.n), estimate_cell(a.metric, a),
+             p_cell(a.p_value), p_cell(a.detail.get("p_equivalence"))]
+            for a in sorted((a for a in aggregates if a.metric in EFFECT_METRICS),
+                            key=lambda a: (a.suite, a.condition, a.metric))]
+    return make_table("effects", "condition effects against base (pp)", [
+        "suite", "arm", "metric", "n", "effect [95% CI]", "p", Column("p (equivalence, |d| < 2 pp)", (FULL,))],
+        rows, notes=(("Paired by item; p: sign-flip permutation test; p (equivalence): TOST against +-2 pp. "
+                     "condition_effect: P+ (pairs) or mean answer; skew_effect: per-pair Skew; "
+                     "narrative_susceptibility: narrative_up - narrative_down."),))
+
+
+def key_metrics_table(aggregates: Sequence[Aggregate]) -> Table:
+    """The key metrics under base, violation rates at tolerance 0 (comparable across runs)."""
+    chosen = [a for a in aggregates if a.domain is None and a.condition == "base" and not a.tolerance
+              and a.metric in KEY_ORDER]
+    rows = [[text(a.suite), text(a.metric), count(a.n), estimate_cell(a.metric, a), p_cell(a.p_value)]
+            for a in sorted(chosen, key=lambda a: (a.suite, KEY_ORDER[a.metric]))]
+    return make_table("key-metrics", "key metrics (base condition)",
+                      ["suite", "metric", "n", "estimate [95% CI]", "p"], rows,
+                      notes=(("Violation rates here are at tolerance 0 (every difference counts); the gates and the "
+                             "coherence table give each gate's tolerance."),))
+
+
+# --------------------------------------------------------------------------- gates
+
+
+def gate_value_formatter(verdict: Verdict) -> Formatter:
+    """A change gate's value is a change (always signed); any other gate's is the metric's."""
+    return change_formatter(verdict.gate.metric) if verdict.gate.is_change else formatter(verdict.gate.metric)
+
+
+def gate_evidence(verdict: Verdict) -> tuple[str, str]:
+    """(estimate, 95% CI) texts of a verdict."""
+    fmt = gate_value_formatter(verdict)
+    return fmt(verdict.value), interval(verdict.ci_low, verdict.ci_high, fmt)
+
+
+def sorted_verdicts(verdicts: Iterable[Verdict]) -> list[Verdict]:
+    return sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict])
+
+
+def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None) -> Table:
+    """One row per verdict: failures first, then not evaluated, then passes."""
+    rows = []
+    for v in sorted_verdicts(verdicts):
+        estimate, ci = gate_evidence(v)
+        tone = VERDICT_TONE[v.verdict]
+        cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
+                 text("" if v.gate.tolerance is None else f"{tolerance_text(v.gate.tolerance)} pp"),
+                 number(estimate if v.value is not None else "", v.value), number(ci), text(v.gate.bound_text),
+                 text(v.gate.evidence), count(v.n), p_cell(v.p_holm), Cell(verdict_text(v.verdict), tone=tone))
+        rows.append(Row(cells, tone))
+    columns: list[Column | str] = [
+        "suite", "condition", "metric", Column("tolerance", (FULL,)), "estimate", "95% CI", "bound", "evidence",
+        Column("n", (FULL,)), Column("p (Holm)", (FULL,)), "verdict"]
+    return make_table("gates", f"gates from {thresholds or 'thresholds.yaml'}", columns, rows, notes=(
+        ("evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it. "
+         "p (Holm): the aggregate's own test, adjusted over every evaluated gate."),))
+
+
+def gate_message(verdict: Verdict) -> str:
+    """One gate's verdict in one line (the JUnit test case's message)."""
+    estimate, ci = gate_evidence(verdict)
+    return (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate {estimate}, "
+            f"95% CI {ci}; {verdict.reason}")
+
+
+def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
+    out = []
+    for v in verdicts:
+        if v.verdict == FAIL:
+            estimate, ci = gate_evidence(v)
+            out.append(f"gate {v.gate.metric} {v.gate.bound_text} ({v.gate.evidence}) failed on "
+                       f"{v.suite}/{v.condition}: estimate {estimate}, 95% CI {ci} ({v.reason})")
+    return out
+
+
+def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:
+    unmatched = [f"{v.gate.metric} {v.gate.bound_text}" for v in verdicts
+                 if v.verdict == NOT_EVALUATED and v.suite is None]
+    out = [f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} not evaluated: {v.reason}"
+           for v in verdicts if v.verdict == NOT_EVALUATED and v.suite is not None]
+    if unmatched:
+        out.append(f"not evaluated, no suite that ran matches: {'; '.join(unmatched)}")
+    return out
+
+
+# --------------------------------------------------------------------------- baseline
+
+
+def change_table(comparison: Comparison, baseline: str | None = None) -> Table:
+    """The key metrics' changes: baseline, now, change with its paired 95% CI and p."""
+    rows = []
+    key_changes = [c for c in comparison.changes if c.metric in KEY_ORDER]
+    for c in sorted(key_changes, key=lambda c: (c.suite, c.condition, KEY_ORDER[c.metric])):
+        fmt = formatter(c.metric)
+        strong = excludes_zero(c.ci_low, c.ci_high)
+        rows.append([text(c.suite), text(c.condition), text(c.metric), count(c.n), number(fmt(c.baseline), c.baseline),
+                     number(fmt(c.current), c.current),
+                     number(change_text(c.metric, c.delta, c.ci_low, c.ci_high), c.delta, STRONG if strong else ""),
+                     p_cell(c.p_value)])
+    title = f"changes against the baseline {baseline} (paired by item)" if baseline else \
+        "changes against the baseline (paired by item)"
+    columns = ["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"]
+    return make_table("baseline", title, columns,
+                      rows, notes=(("Changes are paired by item, over the items both runs answered; a change whose "
+                                   "95% CI excludes 0 is marked."),))
+
+
+def baseline_notes(comparison: Comparison, shown: int = 5) -> list[str]:
+    """What makes the comparison less than like for like, one sentence each."""
+    out = [f"baseline differs: {d}" for d in comparison.setting_differences]
+    if comparison.changed_prompts:
+        out.append(f"baseline differs: {len(comparison.changed_prompts)} item(s) were asked with a different prompt")
+    for label, items in (("only in this run", comparison.only_current),
+                         ("only in the baseline", comparison.only_baseline)):
+        if items:
+            listed = ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
+            out.append(f"{len(items)} item(s) {label}, not compared: {listed}")
+    return out
+
+
+# --------------------------------------------------------------------------- languages
+
+
+def language_spread_text(languages: Sequence[LanguageSkew]) -> str:
+    return plain(spread([s.skew for s in languages]), 1)
+
+
+def language_table(languages: Sequence[LanguageSkew]) -> Table:
+    """Track B Skew per language (each the skew aggregate of that language's Track B suite),
+    when more than one language ran."""
+    rows = [] if len(languages) < 2 else [
+        [text(s.language), count(s.n), number(value_text("skew", s.skew), s.skew),
+         number(ci_text("skew", s.ci_low, s.ci_high))]
+        for s in languages]
+    sd = language_spread_text(languages)
+    return make_table("languages", f"Track B Skew by language (base; inter-language SD {sd} pp)",
+                      ["language", "n", "skew", "95% CI"], rows,
+                      notes=(f"Track B inverted pairs under base. Inter-language SD of Skew: {sd} pp.",))
+
