@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import CONDITIONS, SKEW_GATE, pair_suite
 from pytest_optbench.testing import FakeAPI
 
@@ -138,3 +140,25 @@ def test_collection_error_on_the_workers_is_one_sentence(optbench):
             "is required for items of kind inverted_pair.") in run.text
     assert "Traceback" not in run.text
 
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Under -n the controller opens no response store (session/controller.py builds no store), so a corrupt "
+    "store is found by each worker's pytest_configure: every worker dies with a traceback ('node down: "
+    "Traceback ... pytest.UsageError: ...responses.sqlite: the response store is not a readable SQLite "
+    "database') and, without --max-worker-restart, xdist replaces them 8 times over before giving up, "
+    "instead of one usage-error sentence before any worker starts"))
+def test_corrupt_store_is_one_usage_error_under_xdist(optbench, monkeypatch, openai_sdk):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    path = optbench.path / "store" / "responses.sqlite"
+    path.parent.mkdir()
+    path.write_bytes(b"\x00\x01garbage, not SQLite\xff" * 100)
+    # No restarts: the run fails fast either way (the default would start 8 more workers).
+    run = optbench.run("--model", "openai:fake-model", "--base-url", "http://127.0.0.1:9/v1",
+                       "--optbench-cache-dir", str(path.parent), "--max-worker-restart", "0", xdist=True)
+    assert run.ret == 4
+    assert "Traceback" not in run.text
+    assert [line for line in run.text.splitlines() if "responses.sqlite" in line] == [
+        (f"ERROR: {path}: the response store is not a readable SQLite database (file is not a database); "
+         "move it away or choose another --optbench-cache-dir.")]
