@@ -96,6 +96,11 @@ def openai_sdk() -> None:
     importlib.import_module("openai")
 
 
+@pytest.fixture(scope="session")
+def anthropic_sdk() -> None:
+    importlib.import_module("anthropic")
+
+
 @dataclass
 class Run:
     result: pytest.RunResult

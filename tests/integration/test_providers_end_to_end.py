@@ -103,7 +103,7 @@ def test_clean_run_pays_once_and_the_second_run_reads_the_store(optbench, api):
     assert second.report["aggregates"] == first.report["aggregates"]
 
 
-def test_anthropic_run_one_request_per_sample(optbench, api):
+def test_anthropic_run_one_request_per_sample(optbench, api, anthropic_sdk):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
     result = run(optbench, api, model="anthropic:claude-fake")
     assert result.ret == 0, result.text

@@ -9,6 +9,8 @@ this process too; its workers are new interpreters, so keep this module small).
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,7 @@ from pytest_optbench.testing import FakeAPI
 WORKER_PROBE = """
     import json
     import pytest
+    import pytest_optbench
     from pytest_optbench.session.worker import WORKER_KEY
 
     def _probe(config, **extra):
@@ -29,7 +32,7 @@ WORKER_PROBE = """
             return
         path = config.rootpath / f"probe-{worker_id}.json"
         data = json.loads(path.read_text()) if path.exists() else {}
-        data.update(shard=list(worker.shard), **extra)
+        data.update(shard=list(worker.shard), module=pytest_optbench.__file__, **extra)
         if worker.elicitor is not None:
             data.update(concurrency=worker.elicitor.settings.concurrency, requests=worker.elicitor.stats.requests)
         path.write_text(json.dumps(data))
@@ -43,6 +46,9 @@ WORKER_PROBE = """
 """
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def probes(optbench) -> dict[str, dict]:
     return {p.stem.removeprefix("probe-"): json.loads(p.read_text()) for p in sorted(optbench.path.glob("probe-*.json"))}
 
@@ -52,7 +58,7 @@ def test_serial_and_xdist_give_identical_aggregates_items_and_gates(optbench):
     optbench.write("suites/other.yaml", pair_suite(suite="track-b-other", n=7))
     optbench.write("thresholds.yaml", SKEW_GATE)
     serial = optbench.run("--model", "sim:optimist")
-    parallel = optbench.run("--model", "sim:optimist", xdist=True)
+    parallel = optbench.run("--model", "sim:optimist", "--junitxml", "junit.xml", xdist=True)
     parallel.result.assert_outcomes(passed=47)
     assert "2 workers" in parallel.text
     # Planted Skew +8 against |x| <= 5: the gate fails the session on the controller, once.
@@ -62,6 +68,14 @@ def test_serial_and_xdist_give_identical_aggregates_items_and_gates(optbench):
     assert serial.report["items"] == parallel.report["items"]
     assert serial.report["gates"] == parallel.report["gates"]
     assert len(parallel.report["items"]) == 47 and len(serial.report["aggregates"]) > 20
+    # JUnit: the items' properties came from the workers, the gate cases from the controller.
+    cases = {c.get("name"): c for c in ET.parse(optbench.path / "junit.xml").getroot().iter("testcase")}
+    properties = {p.get("name"): p.get("value") for p in cases["item-00[narrative_up]"].iter("property")}
+    assert set(json.loads(properties["optbench_values"])) == {"positive", "negative", "skew"}
+    gates = [name for name, case in cases.items() if name.startswith("skew |x| <= 5[")]
+    assert sorted(gates) == ["skew |x| <= 5[track-b-demo/base]", "skew |x| <= 5[track-b-demo/narrative_up]",
+                             "skew |x| <= 5[track-b-other/base]"]
+    assert all(cases[name].find("failure") is not None for name in gates)
 
 
 def test_crashed_worker_is_reported_and_its_replacement_gets_a_shard_in_range(optbench):
@@ -117,6 +131,8 @@ def test_workers_split_the_prompts_and_the_concurrency(optbench, monkeypatch, op
     assert {w: (tuple(p["shard"]), p["concurrency"]) for w, p in workers.items()} == {
         "gw0": ((0, 2), 2), "gw1": ((1, 2), 2)}
     assert min(p["requests"] for p in workers.values()) > 0  # both workers asked their share
+    # The workers are new interpreters: they too run the code of this checkout.
+    assert all(Path(p["module"]).resolve().is_relative_to(ROOT) for p in workers.values())
     assert sum(p["requests"] for p in workers.values()) == PROMPTS
     assert asked_again == 0 and [p["requests"] for p in probes(optbench).values()] == [0, 0]
     usage = second.report["run"]["usage"]
