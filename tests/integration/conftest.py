@@ -11,7 +11,8 @@ In-process runs share the interpreter, so:
 - heavy modules are imported once, before the first run (``preloaded``): pytester drops what
   a run imported when it ends, and numpy & co. must not be imported twice;
 - every test checks that its runs left no event-loop thread behind (SDK clients closed);
-- environment variables are set through ``monkeypatch`` only.
+- environment variables are set through ``monkeypatch`` only, and the ones that would reach
+  outside (a CI job summary, a real API server) are removed for every test.
 """
 
 from __future__ import annotations
@@ -158,8 +159,15 @@ def loop_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "optbench-loop"]
 
 
+# Set by CI or a developer's shell, they would send a run's Markdown into the real job summary
+# or its requests to a real server; tests that want them set them through monkeypatch.
+OUTSIDE_ENV = ("GITHUB_STEP_SUMMARY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
 @pytest.fixture
-def optbench(pytester: pytest.Pytester, preloaded: None) -> Iterator[Optbench]:
+def optbench(pytester: pytest.Pytester, preloaded: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[Optbench]:
+    for name in OUTSIDE_ENV:
+        monkeypatch.delenv(name, raising=False)
     before = set(loop_threads())
     yield Optbench(pytester)
     # A run that opened an SDK client must have closed it and stopped its event loop.

@@ -112,7 +112,6 @@ def test_workers_split_the_prompts_and_the_concurrency(optbench, monkeypatch, op
     """Each prompt is asked once, by the worker whose shard holds it; both workers get a
     share; ``--concurrency 4`` gives each worker 2; a second run reads everything back."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
     optbench.write("conftest.py", WORKER_PROBE)
     with FakeAPI() as api:
