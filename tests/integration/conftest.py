@@ -130,6 +130,7 @@ class Optbench:
     def __init__(self, pytester: pytest.Pytester) -> None:
         self.pytester = pytester
         self.path = pytester.path
+        self.mode = "serial"  # "xdist": every run adds -n 2 (kept for tests written before test_xdist.py)
 
     def write(self, name: str, text: str) -> Path:
         path = self.path / name
@@ -141,7 +142,7 @@ class Optbench:
             plugins: tuple[object, ...] = ()) -> Run:
         """One pytest session; ``xdist=True`` adds ``-n 2`` (for ``test_xdist.py`` only).
         200 bootstrap resamples: enough for CIs the tests read, cheap where they do not."""
-        extra = ["-n", "2"] if xdist else []
+        extra = ["-n", "2"] if xdist or self.mode == "xdist" else []
         report_path = self.path / "report.json"
         report_path.unlink(missing_ok=True)
         if report:
@@ -172,3 +173,9 @@ def optbench(pytester: pytest.Pytester, preloaded: None, monkeypatch: pytest.Mon
     yield Optbench(pytester)
     # A run that opened an SDK client must have closed it and stopped its event loop.
     assert [t for t in loop_threads() if t not in before] == []
+
+
+@pytest.fixture
+def optbench_serial(optbench: Optbench) -> Optbench:
+    """The name tests used when ``optbench`` ran each case twice; every run is serial now."""
+    return optbench
