@@ -53,11 +53,16 @@ class WorkerSession:
         self.model = build_model(spec, provider_options(self.options))
         if isinstance(self.model, ApiProvider):
             store = ResponseStore(self.options.cache_dir / "responses.sqlite")
-            # --concurrency is for the whole run: xdist workers share it (a rate limit is too).
-            per_worker = max(1, -(-self.options.engine.concurrency // self.shard[1]))
-            settings = replace(self.options.engine, run_id=self.run_id, concurrency=per_worker)
+            settings = replace(self.options.engine, run_id=self.run_id, concurrency=self.concurrency_share())
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
+
+    def concurrency_share(self) -> int:
+        """This worker's part of --concurrency, which is for the whole run (a rate limit is
+        too): the parts add up to it, and each worker keeps at least one request in flight."""
+        index, count = self.shard
+        total = self.options.engine.concurrency
+        return max(1, total // count + (1 if index < total % count else 0))
 
     def wants_language(self, language: str) -> bool:
         """``zh`` selects ``zh`` and ``zh-Hans``; tags compare case-insensitively."""

@@ -1,14 +1,46 @@
-"""The plugin end to end, through real pytest runs (each serially and with -n 2)."""
+"""The plugin end to end, through real pytest sessions run in this process."""
 
 from __future__ import annotations
 
-from conftest import SKEW_GATE, pair_suite
+from pathlib import Path
 
-CONDITIONS = """
-conditions:
-  base: {}
-  narrative_up: {scenario: "{scenario} {narrative_up}"}
-"""
+import pytest
+
+import pytest_optbench.plugin
+from conftest import CONDITIONS, SKEW_GATE, pair_suite
+
+
+class ConfigSpy:
+    """A plugin handed to the in-process run: keeps the run's config."""
+
+    def __init__(self) -> None:
+        self.configs: list[pytest.Config] = []
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        self.configs.append(config)
+
+
+def test_in_process_runs_load_this_checkout_and_share_no_state(optbench):
+    """The entry point resolves to the module under test here; two runs in one process keep
+    their sessions apart (each config has its own; the second sees only its own items)."""
+    from pytest_optbench.session.controller import CONTROLLER_KEY
+    from pytest_optbench.session.worker import WORKER_KEY
+
+    spy = ConfigSpy()
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    first = optbench.run("--model", "sim:calibrated", plugins=(spy,))
+    optbench.write("suites/pairs.yaml", pair_suite(n=3))
+    second = optbench.run("--model", "sim:optimist", plugins=(spy,))
+    first.result.assert_outcomes(passed=2)
+    second.result.assert_outcomes(passed=3)
+    one, two = spy.configs
+    plugin = one.pluginmanager.get_plugin("optbench")
+    assert plugin is pytest_optbench.plugin
+    assert Path(plugin.__file__).resolve().is_relative_to(Path(__file__).resolve().parents[2])
+    assert one.stash[WORKER_KEY] is not two.stash[WORKER_KEY]
+    assert one.stash[CONTROLLER_KEY] is not two.stash[CONTROLLER_KEY]
+    assert len(first.report["items"]) == 2 and len(second.report["items"]) == 3
+    assert {i["model"] for i in second.report["items"]} == {"sim:optimist"}
 
 
 def test_no_model_skips_items_with_a_reason(optbench):
@@ -45,9 +77,9 @@ def test_biased_model_fails_the_session_with_a_readable_summary(optbench):
     assert skew["ci_low"] <= 13 <= skew["ci_high"]
 
 
-def test_test_ids_name_item_and_condition(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2, conditions=CONDITIONS))
-    run = optbench_serial.run("--collect-only", "-q", report=False)
+def test_test_ids_name_item_and_condition(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2, conditions=CONDITIONS))
+    run = optbench.run("--collect-only", "-q", report=False)
     assert "suites/pairs.yaml::item-00" in run.text
     assert "suites/pairs.yaml::item-00[narrative_up]" in run.text
     assert "item-00[base]" not in run.text
@@ -57,18 +89,6 @@ def test_keyword_selection_by_domain_and_condition(optbench):
     optbench.write("suites/pairs.yaml", pair_suite(n=4, conditions=CONDITIONS))
     run = optbench.run("--model", "sim:calibrated", "-k", "academic and not narrative_up")
     run.result.assert_outcomes(passed=2)
-
-
-def test_serial_and_xdist_give_identical_aggregates(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=20, conditions=CONDITIONS))
-    optbench_serial.write("suites/other.yaml", pair_suite(suite="track-b-other", n=7))
-    serial = optbench_serial.run("--model", "sim:optimist")
-    optbench_serial.mode = "xdist"
-    parallel = optbench_serial.run("--model", "sim:optimist")
-    assert serial.ret == parallel.ret == 0
-    assert serial.report["aggregates"] == parallel.report["aggregates"]
-    assert serial.report["items"] == parallel.report["items"]
-    assert len(serial.report["aggregates"]) > 20
 
 
 def test_user_conftest_overrides_the_model_fixture(optbench):
@@ -139,29 +159,6 @@ def test_model_errors_fail_the_item_and_count_in_error_rate(optbench):
     assert run.aggregate("error_rate")["value"] == 3 / 24
 
 
-def test_crashed_worker_is_reported_and_never_passes(optbench_serial):
-    optbench_serial.mode = "xdist"
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=6))
-    optbench_serial.write("conftest.py", """
-        import os
-        import pytest
-
-        def crashing(prompt):
-            if prompt.meta["item"] == "item-03":
-                os._exit(3)
-            return "50" if prompt.meta["role"] == "negative" else "60"
-
-        @pytest.fixture(scope="session")
-        def optbench_model():
-            return crashing
-    """)
-    run = optbench_serial.run()
-    assert run.ret == 1
-    assert "crashed while running" in run.text
-    assert "1 item(s) failed without sending answers" in run.text
-    assert run.report["items_without_results"] == ["suites/pairs.yaml::item-03"]
-
-
 def test_system_prompt_file_overrides_and_changes_the_prompt_hash(optbench):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
     optbench.write("prompt.txt", "You are a careful forecaster. Reply with one integer from 0 to 100.\n")
@@ -178,14 +175,14 @@ def test_system_prompt_file_overrides_and_changes_the_prompt_hash(optbench):
     """)
     custom = optbench.run("--system-prompt", "prompt.txt")
     assert custom.ret == 0, custom.text
-    (optbench.pytester.path / "conftest.py").unlink()
+    (optbench.path / "conftest.py").unlink()
     default = optbench.run("--model", "sim:calibrated")
     assert custom.report["run"]["prompt_hash"] != default.report["run"]["prompt_hash"]
 
 
-def test_keep_fifty_includes_refusals(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2))
-    optbench_serial.write("conftest.py", """
+def test_keep_fifty_includes_refusals(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    optbench.write("conftest.py", """
         import pytest
 
         def answers(prompt):
@@ -197,16 +194,16 @@ def test_keep_fifty_includes_refusals(optbench_serial):
         def optbench_model():
             return answers
     """)
-    filtered = optbench_serial.run()
+    filtered = optbench.run()
     assert filtered.aggregate("skew")["value"] == 0.0
     assert filtered.aggregate("refusal_rate")["value"] == 2 / 12
-    kept = optbench_serial.run("--keep-fifty")
+    kept = optbench.run("--keep-fifty")
     assert kept.aggregate("skew")["value"] == 10.0  # P- = (50 + 20 + 20) / 3 = 30
 
 
-def test_report_metadata_and_items(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=3))
-    run = optbench_serial.run("--model", "sim:pessimist", "--optbench-seed", "7", "--samples", "2")
+def test_report_metadata_and_items(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=3))
+    run = optbench.run("--model", "sim:pessimist", "--optbench-seed", "7", "--samples", "2")
     meta = run.report["run"]
     assert meta["model"] == "sim:pessimist" and meta["seed"] == 7 and meta["samples_override"] == 2
     assert meta["plugin_version"] and len(meta["prompt_hash"]) == 16

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from conftest import pair_suite
 
 SPY_CONFTEST = """
@@ -30,34 +31,33 @@ def test_format_error_is_one_sentence_collection_error(optbench):
             positive: What is the probability that the trip happens?
     """)
     run = optbench.run("--model", "sim:calibrated")
-    # pytest stops at collection errors (exit 2); xdist runs the rest and exits 1.
-    assert run.ret == (2 if optbench.mode == "serial" else 1)
+    assert run.ret == 2  # pytest stops at collection errors (xdist runs the rest: test_xdist.py)
     assert "ERROR collecting suites/bad.yaml" in run.text
     assert ("suites/bad.yaml, item 'broken-01' (line 4), key 'negative': "
             "is required for items of kind inverted_pair.") in run.text
     assert "Traceback" not in run.text
 
 
-def test_malformed_yaml_names_file_and_line(optbench_serial):
-    optbench_serial.write("suites/bad.yaml", "optbench: 1\nitems:\n  - id: x\n    scenario: [unclosed\n")
-    run = optbench_serial.run("--model", "sim:calibrated")
+def test_malformed_yaml_names_file_and_line(optbench):
+    optbench.write("suites/bad.yaml", "optbench: 1\nitems:\n  - id: x\n    scenario: [unclosed\n")
+    run = optbench.run("--model", "sim:calibrated")
     assert run.ret == 2
     assert "suites/bad.yaml, line 5, column 1: malformed YAML" in run.text
     assert "Traceback" not in run.text
 
 
-def test_yaml_without_optbench_key_is_ignored(optbench_serial):
-    optbench_serial.write("config/other.yaml", "name: something else\nitems: [1, 2]\n")
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2))
-    run = optbench_serial.run("--model", "sim:calibrated")
+def test_yaml_without_optbench_key_is_ignored(optbench):
+    optbench.write("config/other.yaml", "name: something else\nitems: [1, 2]\n")
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    run = optbench.run("--model", "sim:calibrated")
     assert run.ret == 0
     run.result.assert_outcomes(passed=2)
 
 
-def test_duplicate_suite_ids_across_files(optbench_serial):
-    optbench_serial.write("suites/a.yaml", pair_suite(suite="same", n=1))
-    optbench_serial.write("suites/b.yaml", pair_suite(suite="same", n=1))
-    run = optbench_serial.run("--model", "sim:calibrated")
+def test_duplicate_suite_ids_across_files(optbench):
+    optbench.write("suites/a.yaml", pair_suite(suite="same", n=1))
+    optbench.write("suites/b.yaml", pair_suite(suite="same", n=1))
+    run = optbench.run("--model", "sim:calibrated")
     assert run.ret == 2
     assert "suites/b.yaml, key 'suite': suite id 'same' is already used by suites/a.yaml." in run.text
 
@@ -77,7 +77,7 @@ def test_broken_thresholds_is_a_usage_error_before_any_model_call(optbench):
     assert run.ret == 4  # usage error
     assert "thresholds.yaml, gate 2 (line 5), key 'metric': unknown metric 'skewness'" in run.text
     assert "Traceback" not in run.text
-    assert not (optbench.pytester.path / "model-was-called").exists()
+    assert not (optbench.path / "model-was-called").exists()
 
 
 @pytest.mark.parametrize(
@@ -92,9 +92,9 @@ def test_broken_thresholds_is_a_usage_error_before_any_model_call(optbench):
         (["--system-prompt", "missing.txt"], "--system-prompt missing.txt: cannot read the file"),
     ],
 )
-def test_bad_command_line_values(optbench_serial, args, message):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=1))
-    run = optbench_serial.run(*args)
+def test_bad_command_line_values(optbench, args, message):
+    optbench.write("suites/pairs.yaml", pair_suite(n=1))
+    run = optbench.run(*args)
     assert run.ret == 4
     assert message in run.text
     assert "Traceback" not in run.text
@@ -132,24 +132,82 @@ def test_gate_outcomes_pass_fail_and_not_evaluated(optbench):
     assert "not evaluated, no suite that ran matches: skew |x| <= 5" in run.text
 
 
-def test_ci_evidence_fails_only_when_whole_ci_is_beyond(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=16))
-    optbench_serial.write("thresholds.yaml", """
+def test_ci_evidence_fails_only_when_whole_ci_is_beyond(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=16))
+    optbench.write("thresholds.yaml", """
         optbench: 1
         gates:
           - metric: skew
             max: 4
             evidence: ci
     """)
-    run = optbench_serial.run("--model", "sim:overclaim")  # Skew about +13: whole CI above 4
+    run = optbench.run("--model", "sim:overclaim")  # Skew about +13: whole CI above 4
     assert run.ret == 1
     assert run.report["gates"][0]["verdict"] == "fail"
     assert "the whole 95% CI lies beyond the bound" in run.text
 
 
-def test_no_thresholds_file_means_no_gates(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=4))
-    run = optbench_serial.run("--model", "sim:overclaim")
+def test_no_thresholds_file_means_no_gates(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=4))
+    run = optbench.run("--model", "sim:overclaim")
     assert run.ret == 0
     assert run.report["gates"] == []
     assert "optbench summary" in run.text and "gates from" not in run.text
+
+
+# --------------------------------------------------------------------------- pytest --optbench-lint
+
+BAD_PAIRS = """
+    optbench: 1
+    suite: bad-pairs
+    kind: inverted_pair
+    track: B
+    items:
+      - id: same-01
+        domain: academic
+        scenario: A student prepares for an exam.
+        positive: What is the probability that the student passes?
+        negative: What is the probability that the student passes?
+      - id: nodomain-01
+        scenario: A team plans a launch.
+        positive: What is the probability that the launch happens on time?
+        negative: What is the probability that the launch does not happen on time?
+"""
+
+
+def test_optbench_lint_reports_findings_runs_nothing_and_exits_1(optbench):
+    optbench.write("suites/good.yaml", pair_suite(n=2))
+    optbench.write("suites/bad.yaml", BAD_PAIRS)
+    optbench.write("conftest.py", SPY_CONFTEST)
+    run = optbench.run("--optbench-lint", "suites", "--model", "sim:calibrated", report=False)
+    assert run.ret == 1
+    *findings, summary = run.result.stdout.lines
+    assert "suites/bad.yaml::same-01: error: the positive and negative questions are the same" in findings
+    assert ("suites/bad.yaml::nodomain-01: warning: no 'domain' label: it is left out of per-domain breakdowns"
+            in findings)
+    assert all(line.startswith("suites/bad.yaml::") for line in findings)  # nothing about good.yaml
+    errors = sum(": error: " in line for line in findings)
+    assert summary == f"optbench lint: {errors} error(s), 1 warning(s)"
+    assert "passed" not in run.text and "optbench summary" not in run.text  # no session ran
+    assert not (optbench.path / "model-was-called").exists()
+    # The same findings as `optbench lint suites`, from the rootdir.
+    assert run.result.stdout.lines == cli_lint(optbench, "suites")
+
+
+def test_optbench_lint_on_clean_suites_exits_0(optbench):
+    optbench.write("suites/good.yaml", pair_suite(n=2))
+    run = optbench.run("--optbench-lint", "suites/good.yaml", report=False)
+    assert run.ret == 0
+    assert run.result.stdout.lines == ["optbench lint: 0 error(s), 0 warning(s)"]
+
+
+def cli_lint(optbench, *paths: str) -> list[str]:
+    import contextlib
+    import io
+
+    from pytest_optbench.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["lint", *paths]) == 1
+    return out.getvalue().splitlines()

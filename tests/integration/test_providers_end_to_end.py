@@ -1,11 +1,13 @@
-"""Real providers end to end: pytest in a subprocess (serially and with -n 2) against a FakeAPI
-started in this process, on loopback, through the official SDKs and the response store."""
+"""Real providers end to end: pytest sessions in this process against a FakeAPI on loopback,
+through the official SDKs and the response store (sharding under -n 2: test_xdist.py)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
+
 from conftest import Run, pair_suite
 
 from pytest_optbench.providers.api import DEFAULT_MAX_TOKENS
@@ -19,7 +21,7 @@ ANSWERS = PROMPTS * SAMPLES
 
 
 @pytest.fixture
-def secrets(monkeypatch):
+def secrets(monkeypatch, openai_sdk):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_SECRET)
     for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
@@ -32,14 +34,13 @@ def api(secrets):
         yield server
 
 
-def run(optbench, server: FakeAPI, *args: str, store: str = "store", model: str = "openai:fake-model") -> Run:
-    """``optbench.run`` (serial or ``-n 2``) with the provider options and a store directory
-    shared by the runs of one test. Unrelated heavy plugins are left out to save start-up time."""
+def run(optbench, server: FakeAPI, *args: str, store: str = "store", model: str = "openai:fake-model",
+        **kwargs: Any) -> Run:
+    """``optbench.run`` with the provider options and a store directory shared by the runs of
+    one test."""
     url = server.anthropic_url if model.startswith("anthropic:") else server.openai_url
-    return optbench.run(
-        "--model", model, "--base-url", url, "--optbench-cache-dir", str(optbench.pytester.path / store),
-        "-p", "no:hypothesispytest", "-p", "no:benchmark", *args,
-    )
+    return optbench.run("--model", model, "--base-url", url, "--optbench-cache-dir", str(optbench.path / store),
+                        *args, **kwargs)
 
 
 def input_tokens(requests) -> int:
@@ -73,8 +74,7 @@ def assert_no_secret(pytester: pytest.Pytester, runs: list[Run], secret: str) ->
 
 
 def test_clean_run_pays_once_and_the_second_run_reads_the_store(optbench, api):
-    """Serial and -n 2 both start from a fresh store and make exactly PROMPTS requests: with
-    -n 2 each prompt is asked by one worker, not by both."""
+    """A fresh store: exactly PROMPTS requests, each prompt once with n = samples."""
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
     first = run(optbench, api)
     assert first.ret == 0, first.text
@@ -105,7 +105,7 @@ def test_clean_run_pays_once_and_the_second_run_reads_the_store(optbench, api):
     assert second.report["aggregates"] == first.report["aggregates"]
 
 
-def test_anthropic_run_one_request_per_sample(optbench, api):
+def test_anthropic_run_one_request_per_sample(optbench, api, anthropic_sdk):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
     result = run(optbench, api, model="anthropic:claude-fake")
     assert result.ret == 0, result.text
@@ -163,15 +163,15 @@ def test_offline_on_an_empty_store_names_what_is_missing(optbench, api):
 
 def test_corrupt_store_is_a_usage_error_in_one_sentence(optbench, api):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
-    path = optbench.pytester.path / "store" / "responses.sqlite"
+    path = optbench.path / "store" / "responses.sqlite"
     path.parent.mkdir()
     path.write_bytes(b"\x00\x01garbage, not SQLite\xff" * 100)
     result = run(optbench, api)
     assert result.ret == 4, result.text  # a usage error, before any item runs
     assert api.requests == []
     lines = [line for line in result.text.splitlines() if "responses.sqlite" in line]
-    assert lines == [f"ERROR: {path}: the response store is not a readable SQLite database (file is not a "
-                     "database); move it away or choose another --optbench-cache-dir."]
+    assert lines == [(f"ERROR: {path}: the response store is not a readable SQLite database (file is not a "
+                      "database); move it away or choose another --optbench-cache-dir.")]
     assert "Traceback" not in result.text
     assert result.report is None
 
@@ -213,3 +213,46 @@ def test_requests_retries_and_parameter_changes_are_counted(optbench, api):
     assert all(a["error"] is None for a in every_answer(result.report))
     assert f"requests {counts['requests']:,}: 1 retried (1 rate-limited, 0 timed out)" in result.text
     assert "the server accepts at most n = 2 (it rejected n = 3)" in result.text
+
+
+# --------------------------------------------------------------------------- a conftest model wins
+
+
+PIPELINE_CONFTEST = """
+    import pytest
+
+    def pipeline(prompt):
+        return "70" if prompt.meta["role"] == "positive" else "40"
+
+    @pytest.fixture(scope="session")
+    def optbench_model():
+        return pipeline
+"""
+
+
+def test_conftest_model_with_an_api_model_option_makes_no_request(optbench, api):
+    """``--model openai:...`` builds a provider, but a conftest.py that overrides
+    ``optbench_model`` decides what the items ask: no prefetch, not one request."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    optbench.write("conftest.py", PIPELINE_CONFTEST)
+    result = run(optbench, api)
+    assert result.ret == 0, result.text
+    result.result.assert_outcomes(passed=ITEMS)
+    assert api.requests == []
+    assert {item["model"] for item in result.report["items"]} == {"pipeline"}
+    assert result.aggregate("skew")["value"] == 10.0  # 70 - (100 - 40)
+    usage = result.report["run"]["usage"]
+    assert usage["answers"] == ANSWERS and usage["paid_this_run"] == usage["from_store"] == 0
+    assert all(a["cached"] is None for a in every_answer(result.report))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "ControllerSession.settings_snapshot reports options.model_spec as the run's model even when a conftest "
+    "optbench_model answered every item: the JSON report (and a baseline comparison) names "
+    "'openai:fake-model', while the terminal summary and every item name 'pipeline'"))
+def test_report_names_the_model_that_answered(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=1))
+    optbench.write("conftest.py", PIPELINE_CONFTEST)
+    result = run(optbench, api)
+    assert "model pipeline |" in result.text
+    assert result.report["run"]["model"] == "pipeline"

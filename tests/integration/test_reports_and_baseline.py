@@ -8,7 +8,6 @@ import shutil
 import xml.etree.ElementTree as ET
 
 from conftest import pair_suite
-
 from pytest_optbench.cli import main as optbench_main
 
 CHANGE_GATES = """
@@ -53,10 +52,10 @@ def test_planted_shift_is_detected_and_fails_the_gate(optbench):
     assert "baseline differs: model: baseline 'sim:calibrated', now 'sim:overclaim'" in run.text
 
 
-def test_partially_overlapping_items_are_listed(optbench_serial):
-    baseline = _baseline(optbench_serial)
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=25).replace("item-00", "item-new"))
-    run = optbench_serial.run("--model", "sim:calibrated", "--optbench-baseline", baseline)
+def test_partially_overlapping_items_are_listed(optbench):
+    baseline = _baseline(optbench)
+    optbench.write("suites/pairs.yaml", pair_suite(n=25).replace("item-00", "item-new"))
+    run = optbench.run("--model", "sim:calibrated", "--optbench-baseline", baseline)
     comparison = run.report["baseline"]
     assert comparison["only_in_current"] == [f"track-b-demo::item-{i:02d}" for i in range(20, 25)] + \
         ["track-b-demo::item-new"]
@@ -66,10 +65,10 @@ def test_partially_overlapping_items_are_listed(optbench_serial):
     assert "1 item(s) only in the baseline, not compared: track-b-demo::item-00" in run.text
 
 
-def test_changed_settings_are_stated(optbench_serial):
-    baseline = _baseline(optbench_serial)
-    optbench_serial.write("prompt.txt", "Reply with a number from 0 to 100.")
-    run = optbench_serial.run("--model", "sim:calibrated", "--samples", "2", "--system-prompt", "prompt.txt",
+def test_changed_settings_are_stated(optbench):
+    baseline = _baseline(optbench)
+    optbench.write("prompt.txt", "Reply with a number from 0 to 100.")
+    run = optbench.run("--model", "sim:calibrated", "--samples", "2", "--system-prompt", "prompt.txt",
                               "--optbench-baseline", baseline)
     differences = run.report["baseline"]["setting_differences"]
     assert any(d.startswith("samples_override: baseline None, now 2") for d in differences)
@@ -78,22 +77,22 @@ def test_changed_settings_are_stated(optbench_serial):
     assert "baseline differs: samples_override" in run.text
 
 
-def test_malformed_baseline_is_a_clear_usage_error(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=2))
-    optbench_serial.write("broken.json", "{not json")
-    optbench_serial.write("other.json", json.dumps({"hello": "world"}))
-    run = optbench_serial.run("--model", "sim:calibrated", "--optbench-baseline", "broken.json")
+def test_malformed_baseline_is_a_clear_usage_error(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    optbench.write("broken.json", "{not json")
+    optbench.write("other.json", json.dumps({"hello": "world"}))
+    run = optbench.run("--model", "sim:calibrated", "--optbench-baseline", "broken.json")
     assert run.ret == 4 and "broken.json: not valid JSON" in run.text and "Traceback" not in run.text
-    run = optbench_serial.run("--model", "sim:calibrated", "--optbench-baseline", "other.json")
+    run = optbench.run("--model", "sim:calibrated", "--optbench-baseline", "other.json")
     assert run.ret == 4 and "other.json: not a pytest-optbench JSON report" in run.text
-    run = optbench_serial.run("--model", "sim:calibrated", "--optbench-baseline", "missing.json")
+    run = optbench.run("--model", "sim:calibrated", "--optbench-baseline", "missing.json")
     assert run.ret == 4 and "missing.json: cannot read the report" in run.text
 
 
-def test_change_gate_without_baseline_is_not_evaluated(optbench_serial):
-    optbench_serial.write("suites/pairs.yaml", pair_suite(n=4))
-    optbench_serial.write("thresholds.yaml", CHANGE_GATES)
-    run = optbench_serial.run("--model", "sim:calibrated")
+def test_change_gate_without_baseline_is_not_evaluated(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=4))
+    optbench.write("thresholds.yaml", CHANGE_GATES)
+    run = optbench.run("--model", "sim:calibrated")
     assert run.ret == 0
     assert {g["verdict"] for g in run.report["gates"]} == {"not evaluated"}
     assert "no baseline run given (--optbench-baseline)" in json.dumps(run.report["gates"])
@@ -102,12 +101,12 @@ def test_change_gate_without_baseline_is_not_evaluated(optbench_serial):
 def test_markdown_and_github_step_summary(optbench, monkeypatch):
     optbench.write("suites/pairs.yaml", pair_suite(n=8).replace("plan 3 succeeds", "plan 3 | <b>succeeds</b>"))
     optbench.write("thresholds.yaml", "optbench: 1\ngates:\n  - metric: skew\n    max_abs: 5\n")
-    summary = optbench.pytester.path / "step-summary.md"
+    summary = optbench.path / "step-summary.md"
     summary.write_text("# earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     run = optbench.run("--model", "sim:overclaim", "--optbench-markdown", "out.md")
     assert run.ret == 1
-    markdown = (optbench.pytester.path / "out.md").read_text()
+    markdown = (optbench.path / "out.md").read_text()
     assert markdown.startswith("## pytest-optbench: sim:overclaim")
     assert re.search(r"\| track-b-demo \| base \| skew \| .* \| FAIL \|", markdown)  # the verdict is the last column
     assert "### Worst items" in markdown and "<b>" not in markdown
@@ -120,7 +119,7 @@ def test_junit_has_item_properties_and_gate_test_cases(optbench):
                                       "  - metric: brier\n    max: 0.2\n")
     run = optbench.run("--model", "sim:overclaim", "--junitxml", "junit.xml")
     assert run.ret == 1
-    suite = ET.parse(optbench.pytester.path / "junit.xml").getroot().find("testsuite")
+    suite = ET.parse(optbench.path / "junit.xml").getroot().find("testsuite")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     item = cases["item-00"]
     properties = {p.get("name"): p.get("value") for p in item.iter("property")}
@@ -133,12 +132,12 @@ def test_junit_has_item_properties_and_gate_test_cases(optbench):
     assert skipped.find("skipped") is not None
 
 
-def test_language_selection(optbench_serial):
-    optbench_serial.write("suites/en.yaml", pair_suite(suite="demo-en", n=3))
-    optbench_serial.write("suites/fr.yaml", pair_suite(suite="demo-fr", n=4).replace("optbench: 1\n", "optbench: 1\nlanguage: fr\n"))
-    run = optbench_serial.run("--model", "sim:calibrated", "--language", "fr")
+def test_language_selection(optbench):
+    optbench.write("suites/en.yaml", pair_suite(suite="demo-en", n=3))
+    optbench.write("suites/fr.yaml", pair_suite(suite="demo-fr", n=4).replace("optbench: 1\n", "optbench: 1\nlanguage: fr\n"))
+    run = optbench.run("--model", "sim:calibrated", "--language", "fr")
     run.result.assert_outcomes(passed=4, deselected=3)
-    both = optbench_serial.run("--model", "sim:calibrated", "--language", "fr", "--language", "en", "-v")
+    both = optbench.run("--model", "sim:calibrated", "--language", "fr", "--language", "en", "-v")
     both.result.assert_outcomes(passed=7)
     languages = both.report["languages"]["track_b_skew"]
     assert [entry["language"] for entry in languages] == ["en", "fr"]
@@ -146,10 +145,11 @@ def test_language_selection(optbench_serial):
     assert "Track B Skew by language" in both.text
 
 
-def test_compare_and_baseline_commands(optbench_serial, capsys):
-    first = _baseline(optbench_serial, "sim:calibrated", "a.json")
-    second = _baseline(optbench_serial, "sim:optimist", "b.json")
-    root = optbench_serial.pytester.path
+def test_compare_and_baseline_commands(optbench, capsys):
+    first = _baseline(optbench, "sim:calibrated", "a.json")
+    second = _baseline(optbench, "sim:optimist", "b.json")
+    root = optbench.path
+    capsys.readouterr()  # the in-process runs' own output
     assert optbench_main(["compare", str(root / first), str(root / second)]) == 0
     out = capsys.readouterr().out
     assert "sim:calibrated" in out and "sim:optimist" in out and "type-II SS" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import statistics
 
 import numpy as np
 import pytest
@@ -13,7 +14,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
-from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.metrics import skew
 from pytest_optbench.metrics.stats import (
     NO_INTERVAL,
@@ -22,6 +22,7 @@ from pytest_optbench.metrics.stats import (
     wilcoxon_p,
 )
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 
 # --------------------------------------------------------------------------- strategies
 
@@ -169,71 +170,48 @@ def _plain_mean(xs: list[float]) -> float:
     return total / len(xs)
 
 
-def _usable(side: list, keep_fifty: bool) -> list[float]:
-    out = []
-    for x in side:
-        if x is ERR or isinstance(x, str):
-            continue
-        if not keep_fifty and x == 50:
-            continue
-        out.append(float(x))
-    return out
-
-
-def _expected_metrics(data: dict, keep_fifty: bool) -> dict:
-    """The suite metrics computed with loops over the raw hand data, no numpy."""
-    skews, pluses, minuses, per_domain = [], [], [], {}
-    for spec in data.values():
-        if spec.get("kind", "inverted_pair") != "inverted_pair":
-            continue
-        plus, minus = _usable(spec["positive"], keep_fifty), _usable(spec["negative"], keep_fifty)
-        if not plus or not minus:
-            continue
-        p, m = _plain_mean(plus), _plain_mean(minus)
-        pluses.append(p)
-        minuses.append(m)
-        skews.append(p - (100 - m))
-        if spec.get("domain"):
-            per_domain.setdefault(spec["domain"], []).append(p - (100 - m))
-
-    total = errors = parsed = fifties = 0
-    sds = []
-    for spec in data.values():
-        roles = ("positive", "negative") if spec.get("kind", "inverted_pair") == "inverted_pair" else ("yes",)
-        for role in roles:
-            values = []
-            for x in spec[role]:
-                total += 1
-                if x is ERR:
-                    errors += 1
-                elif not isinstance(x, str):
-                    parsed += 1
-                    values.append(float(x))
-                    if x == 50:
-                        fifties += 1
-            if len(values) >= 2:
-                m = _plain_mean(values)
-                sds.append(math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)))
-
-    calibration = []
-    for spec in data.values():
-        if spec.get("expected") is None:
-            continue
-        plus = _usable(spec["positive"], keep_fifty=True)
-        if plus:
-            calibration.append(abs(_plain_mean(plus) - spec["expected"]))
-
-    return {
-        "skew": (_plain_mean(skews), len(skews)),
-        "delta_plus": (_plain_mean(pluses) - 50, len(pluses)),
-        "delta_minus": (_plain_mean(minuses) - 50, len(minuses)),
-        "error_rate": (errors / total, total),
-        "parse_rate": (parsed / (total - errors), total - errors),
-        "refusal_rate": (fifties / parsed, parsed),
-        "item_sd": (_plain_mean(sds), len(sds)),
-        "calibration_error": (_plain_mean(calibration), len(calibration)),
-        "domains": {d: (_plain_mean(v), len(v)) for d, v in per_domain.items()},
-    }
+# The metrics of HAND, worked out by hand (pp; (value, n)). Per item, P+ and P- are the means
+# of the parsed answers of each side, without the 50s unless keep_fifty:
+#
+#   item  P+ (no 50s)  P- (no 50s)  Skew    P+ (with 50s)  P- (with 50s)  Skew
+#   a     75           35           +10     200/3          35             +5/3
+#   b     60           45           +5      60             47.5           +7.5
+#   c     (none)       25           -       50             25             -25
+#   d     90           15           +5      90             15             +5
+#   e     35           70           +5      35             70             +5
+#   f     200/3        40           +20/3   200/3          40             +20/3
+#
+# Skew = P+ - (100 - P-); delta_plus = mean(P+) - 50, delta_minus = mean(P-) - 50.
+# Domains: health = a, b, f; work = c, d (c only with the 50s); e has none.
+# 34 answers: 2 failed calls (d, z), 3 prose (c, e, z), so 29 parsed, 4 of them 50 (a, b, c, z).
+# item_sd: sample SD (n - 1) of the parsed answers (50s included) of each prompt with two or
+# more: a+ 700/3, a- 25, b+ 50, b- 12.5, c- 50, d- 25, e+ 50, e- 200, f+ 247/12, f- 2, z 775/3
+# (variances; c+ and d+ have one answer each).
+# calibration_error: |P+ - expected| with the 50s: d |90 - 85|, e |35 - 40|, f |200/3 - 60|.
+ITEM_VARIANCES = (700 / 3, 25, 50, 12.5, 50, 25, 50, 200, 247 / 12, 2, 775 / 3)
+SHARED = {
+    "error_rate": (2 / 34, 34),
+    "parse_rate": (29 / 32, 32),
+    "refusal_rate": (4 / 29, 29),
+    "item_sd": (sum(math.sqrt(v) for v in ITEM_VARIANCES) / 11, 11),
+    "calibration_error": ((5 + 5 + 20 / 3) / 3, 3),
+}
+EXPECTED = {
+    False: {
+        "skew": ((10 + 5 + 5 + 5 + 20 / 3) / 5, 5),  # 19/3
+        "delta_plus": ((75 + 60 + 90 + 35 + 200 / 3) / 5 - 50, 5),  # 46/3
+        "delta_minus": ((35 + 45 + 15 + 70 + 40) / 5 - 50, 5),  # -9
+        "domains": {"health": ((10 + 5 + 20 / 3) / 3, 3), "work": (5.0, 1)},
+        **SHARED,
+    },
+    True: {
+        "skew": ((5 / 3 + 7.5 - 25 + 5 + 5 + 20 / 3) / 6, 6),  # 5/36
+        "delta_plus": ((200 / 3 + 60 + 50 + 90 + 35 + 200 / 3) / 6 - 50, 6),  # 205/18
+        "delta_minus": ((35 + 47.5 + 25 + 15 + 70 + 40) / 6 - 50, 6),  # -11.25
+        "domains": {"health": ((5 / 3 + 7.5 + 20 / 3) / 3, 3), "work": ((-25 + 5) / 2, 2)},
+        **SHARED,
+    },
+}
 
 
 def _by_metric(aggs: list[Aggregate]) -> dict[str, Aggregate]:
@@ -244,10 +222,10 @@ FAST = {"n_resamples": 200}
 
 
 @pytest.mark.parametrize("keep_fifty", [False, True])
-def test_aggregate_matches_a_plain_python_computation(keep_fifty: bool) -> None:
+def test_aggregate_matches_the_hand_computed_table(keep_fifty: bool) -> None:
     aggs = aggregate(_records(), AggregateOptions(keep_fifty=keep_fifty, **FAST))
     got = _by_metric(aggs)
-    want = _expected_metrics(HAND, keep_fifty)
+    want = EXPECTED[keep_fifty]
     for metric in ("skew", "delta_plus", "delta_minus", "error_rate", "parse_rate",
                    "refusal_rate", "item_sd", "calibration_error"):
         value, n = want[metric]
@@ -262,23 +240,12 @@ def test_aggregate_matches_a_plain_python_computation(keep_fifty: bool) -> None:
         assert domains[domain].n == n
 
 
-def test_hand_numbers_are_what_the_brief_describes() -> None:
-    # Spelled out once, so a reader can check the plain computation itself.
-    excluded = _expected_metrics(HAND, keep_fifty=False)
-    included = _expected_metrics(HAND, keep_fifty=True)
-    # a: P+ = 75 without the 50, 66.67 with it; c has only a 50 / prose on its positive side.
-    assert excluded["skew"][1] == 5 and included["skew"][1] == 6
-    # Skews without 50s: a 75-65=10, b 60-55=5, d 90-85=5, e 35-30=5, f 66.67-60=6.67.
-    assert excluded["skew"][0] == pytest.approx((10 + 5 + 5 + 5 + 20 / 3) / 5)
-    # With 50s: a 66.67-65, b 60-52.5, c 50-75, d 5, e 5, f 6.67.
-    assert included["skew"][0] == pytest.approx((5 / 3 + 7.5 - 25 + 5 + 5 + 20 / 3) / 6)
-    assert excluded["domains"] == {"health": (pytest.approx((10 + 5 + 20 / 3) / 3), 3), "work": (5.0, 1)}
-    # 34 answers: 2 failed calls, 3 prose answers, 4 fifties (a, b, c, z).
-    assert excluded["error_rate"] == (2 / 34, 34)
-    assert excluded["parse_rate"] == (29 / 32, 32)
-    assert excluded["refusal_rate"] == (4 / 29, 29)
-    # |90-85|, |35-40|, |66.67-60|
-    assert excluded["calibration_error"] == (pytest.approx((5 + 5 + (200 / 3 - 60)) / 3), 3)
+def test_item_sd_agrees_with_the_statistics_module() -> None:
+    """The table's variances, checked against ``statistics.variance`` on the raw answers."""
+    parsed = [[x for x in answers if x is not ERR and not isinstance(x, str)]
+              for spec in HAND.values() for role, answers in spec.items() if role in ("positive", "negative", "yes")]
+    variances = [statistics.variance(values) for values in parsed if len(values) >= 2]
+    assert variances == pytest.approx(list(ITEM_VARIANCES))
 
 
 def test_fifty_is_excluded_by_default_and_kept_with_keep_fifty() -> None:
@@ -329,7 +296,7 @@ def test_groups_are_per_suite_and_condition() -> None:
     aggs = aggregate(records, AggregateOptions(**FAST))
     groups = sorted({(a.suite, a.condition) for a in aggs})
     assert groups == [("s1", "base"), ("s2", "base"), ("s2", "narrative_up")]
-    want = _expected_metrics(HAND, keep_fifty=False)["skew"][0]
+    want = EXPECTED[False]["skew"][0]
     for group in groups:
         skews = [a for a in aggs if (a.suite, a.condition) == group and a.metric == "skew" and a.domain is None]
         assert len(skews) == 1 and skews[0].value == pytest.approx(want)

@@ -1,0 +1,101 @@
+"""The worker side of a run: its xdist shard, its share of --concurrency, what it builds.
+
+End to end under ``-n 2`` (a crashed worker's replacement, both workers' shares):
+tests/integration/test_xdist.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_optbench.options import EngineSettings, RunOptions
+from pytest_optbench.plugin import _worker_shard
+from pytest_optbench.session.worker import WorkerSession
+
+
+@pytest.mark.parametrize(("worker_input", "shard"), [
+    ({}, (0, 1)),  # a serial run
+    ({"workerid": "gw0", "workercount": 2}, (0, 2)),
+    ({"workerid": "gw1", "workercount": 2}, (1, 2)),
+    ({"workerid": "gw2", "workercount": 2}, (0, 2)),  # replaces a crashed worker: folded into range
+    ({"workerid": "gw3", "workercount": 2}, (1, 2)),
+    ({"workerid": "gw7", "workercount": 4}, (3, 4)),
+    ({"workerid": "gw0", "workercount": 1}, (0, 1)),
+])
+def test_worker_shard(worker_input, shard) -> None:
+    assert _worker_shard(worker_input) == shard
+
+
+@pytest.fixture
+def openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-worker-session")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def worker(tmp_path: Path, concurrency: int, shard: tuple[int, int], model: str = "openai:fake-model") -> WorkerSession:
+    options = RunOptions(model_spec=model, base_url="http://127.0.0.1:9/v1", cache_dir=tmp_path / "store",
+                         engine=EngineSettings(concurrency=concurrency))
+    session = WorkerSession(options, run_id="run-1", shard=shard)
+    session.build_model()
+    return session
+
+
+def worker_limits(tmp_path: Path, concurrency: int, count: int) -> list[int]:
+    limits = []
+    for index in range(count):
+        session = worker(tmp_path, concurrency, (index, count))
+        try:
+            assert session.elicitor is not None
+            assert (session.elicitor.shard_index, session.elicitor.shard_count) == (index, count)
+            assert session.elicitor.settings.run_id == "run-1"
+            limits.append(session.elicitor.settings.concurrency)
+        finally:
+            session.close()
+    return limits
+
+
+@pytest.mark.parametrize(("concurrency", "count", "limits"), [
+    (16, 1, [16]),
+    (16, 2, [8, 8]),
+    (4, 2, [2, 2]),
+    (1, 2, [1, 1]),  # every worker needs one request in flight, whatever --concurrency says
+])
+def test_concurrency_is_shared_by_the_workers(tmp_path, openai_env, concurrency, count, limits) -> None:
+    assert worker_limits(tmp_path, concurrency, count) == limits
+
+
+@pytest.mark.parametrize(("concurrency", "count"), [(5, 2), (16, 3)])
+def test_workers_together_never_exceed_concurrency(tmp_path, openai_env, concurrency, count) -> None:
+    assert sum(worker_limits(tmp_path, concurrency, count)) == concurrency
+
+
+def test_a_plain_model_gets_no_engine_and_no_store(tmp_path) -> None:
+    session = worker(tmp_path, 16, (0, 2), model="sim:calibrated")
+    assert session.model is not None and session.elicitor is None
+    assert not (tmp_path / "store").exists()
+    session.close()
+
+
+def test_no_model_means_nothing_is_built(tmp_path) -> None:
+    session = WorkerSession(RunOptions(cache_dir=tmp_path / "store"), run_id="run-1")
+    session.build_model()
+    assert session.model is None and session.elicitor is None
+    session.prefetch(model_overridden=False)  # nothing to prefetch with, and no error
+    session.close()
+
+
+def test_an_overridden_model_fixture_means_no_prefetch(tmp_path, openai_env) -> None:
+    """The prefetch asks the --model provider only when the items will use it."""
+    session = worker(tmp_path, 4, (0, 1))
+
+    class Item:  # what prefetch reads of a collected item
+        specs = ("a prompt spec that must never be planned",)
+
+    session.items = [Item()]
+    try:
+        session.prefetch(model_overridden=True)
+        assert session.elicitor is not None and session.elicitor.stats.total == 0
+    finally:
+        session.close()
