@@ -1,83 +1,365 @@
-"""Unit tests for pytest_optbench.parse (free text -> 0-100 value or a reason)."""
+"""Unit tests for pytest_optbench.parse: a number counts only where the reply presents it as
+its answer (rules in docs/answer-extraction.md; labelling standard in the corpus README)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_optbench.parse import Parsed, parse_answer
+from pytest_optbench.parse import REASONS, Parsed, parse_answer
 from pytest_optbench.providers.sim import _STYLES
 
-# --------------------------------------------------------------------------- fixed tables
-
-GOOD = [
-    ("65", 65),
-    ("65%", 65),
-    ("About 65%.", 65),
-    ('{"probability": 65}', 65),
-    ('{"answer": "70%"}', 70),
-    ("65/100", 65),
-    ("7 out of 10", 70),
-    ("60-70%", 65),
-    ("between 60 and 70 percent", 65),
-    ("Probability: 65% given 3 months", 65),
-    ("The answer is 42.", 42),
-    ("0", 0),
-    ("100", 100),
-    ("100%", 100),
-    ("65 %", 65),
-    ("65.5%", 65.5),
-    ("65,5", 65.5),  # decimal comma
-    ("+5", 5),
-    ('  {"Probability": 12}  ', 12),  # JSON keys are case-insensitive
-    ('Here you go: {"estimate": 33}', 33),
-    ("I'd estimate the probability at 80 percent.", 80),
-]
-
-NATIVE = [
-    ("\u0666\u0665", 65),  # Arabic-Indic ٦٥
-    ("\u0666\u0665\u066a", 65),  # ٦٥٪ with the Arabic percent sign
-    ("\u096c\u096b", 65),  # Devanagari ६५
-    ("\uff16\uff15\uff05", 65),  # full-width ６５％
-    ("\u06f6\u06f5", 65),  # Extended Arabic-Indic (Persian) ۶۵
-]
-
-BAD = [
-    ("", "empty"),
-    ("   ", "empty"),
-    ("I can't estimate this.", "no number"),
-    ("150", "outside 0-100"),
-    ("-5", "outside 0-100"),
-    ("3 and 65", "several different numbers"),
-    ('{"foo": 1}', "none of the keys"),
-    ("0/0", "zero denominator"),
-    ("3 out of 2", "above 1"),
-    ('{"probability": true}', "boolean"),
-    ('{"probability": [65]}', "not a number"),
-    ('{"probability": 150}', "outside 0-100"),
-    ('{"p": "no idea"}', "no number"),
-    ("5\u2030", "per-mille"),
-]
+Q_PASS = ("A person is learning to drive.\n\nWhat is the probability that the person passes "
+          "the driving test on the first attempt?")
+Q_NOT_ADMITTED = ("A graduate program admits 25% of the people who apply to it. A student whose "
+                  "application is typical applies this year.\n\nWhat is the probability that the "
+                  "student is not admitted to the program?")
+Q_LAUNCH = ("A hardware team is preparing to launch a new thermostat on a date announced to "
+            "retailers.\n\nWhat is the probability that the product launches on the announced date?")
+Q_PRIME = "Is 57 a prime number?"
+Q_BOTH = ("A person runs every morning.\n\nWhat is the probability that the person smokes "
+          "cigarettes and the person runs a marathon this year?")
+Q_RECOMMEND = ("A student has been admitted to two universities.\n\nHow strongly would you "
+               "recommend that the student accepts the offer from the distant university?")
 
 
-@pytest.mark.parametrize(("text", "expected"), GOOD + NATIVE, ids=lambda v: repr(v))
-def test_parses_known_forms(text: str, expected: float) -> None:
-    result = parse_answer(text)
-    assert result.ok
-    assert result.value == pytest.approx(expected)
+def _ok(text: str, expected: float, **kw: object) -> None:
+    result = parse_answer(text, **kw)  # type: ignore[arg-type]
+    assert result.value == pytest.approx(expected, abs=0.01), result
     assert result.reason is None
 
 
-@pytest.mark.parametrize(("text", "why"), BAD, ids=lambda v: repr(v))
-def test_rejects_with_a_reason(text: str, why: str) -> None:
+def _none(text: str, why: str, **kw: object) -> None:
+    result = parse_answer(text, **kw)  # type: ignore[arg-type]
+    assert result.value is None, result
+    assert result.reason is not None and why in result.reason, result
+
+
+# --------------------------------------------------------------------------- 1. forms that count
+
+FORMS = [
+    # bare numbers and percentages
+    ("65", 65), ("60.", 60), ("42.5", 42.5), ("0", 0), ("100", 100), ("+5", 5), ("65 %", 65),
+    ("65%", 65), ("65.5%", 65.5), ("65,5", 65.5), ("About 65%.", 65), ("65 percent", 65),
+    ("15 per cent.", 15), ("  65  ", 65), ("**65**", 65), ("`65`", 65), ("### Estimate\n\n**75**", 75),
+    # answer markers
+    ("Answer: 25", 25), ("**Answer:** 65", 65), ("Final answer: **95**", 95), ("Estimate: 45", 45),
+    ("Probability: 40%", 40), ("Rating: 60", 60), ("Significance: 8 out of 10.", 80),
+    ("**Recommendation strength: 55**\n\nThe distant option is better known.", 55),
+    ("Answer:\n25", 25), ("My estimate: 30%", 30), ("Probability: 65% given 3 months", 65),
+    ("The answer is 42.", 42), ("I'd estimate the probability at 80 percent.", 80),
+    ("I'd say 70%.", 70), ("I'd put it at about 35%.", 35), ("I'll go with 40.", 40),
+    ("Likely: 85%", 85),
+    # fractions and odds with an explicit total
+    ("65/100", 65), ("65 out of 100", 65), ("6/10", 60), ("9 out of 10", 90), ("1 in 5", 20),
+    ("Roughly 1 in 5.", 20), ("The answer is 1/8", 12.5), ("one in three", 100 / 3),
+    ("About one in three.", 100 / 3), ("7/10", 70), ("Rating: 7/10 \u2192 70", 70),
+    ("1 in 10 \u2014 exactly the base rate.", 10), ("50/50", 50),
+    # numbers in words
+    ("Sixty-five percent.", 65), ("sixty five percent", 65), ("fifty-fifty", 50), ("Fifty-fifty.", 50),
+    ("zero percent", 0), ("one hundred percent", 100), ("Twenty percent.", 20),
+    # yes/no followed by a number presented as the answer
+    ("No. Probability: 3%", 3), ("Yes, the answer is 97.", 97), ("No, 5%.", 5),
+    # a base rate adopted explicitly
+    ("Since 30% of such projects succeed, I'd estimate 30.", 30),
+    # reasoning full of other numbers, then the answer
+    ("The program admits 25% of applicants. If 1,000 people apply, about 250 are admitted.\n\nAnswer: 25", 25),
+    ("With roughly 12,000 applications and 3,000 admissions, 9,000 are turned away.\n\nAnswer: 75", 75),
+    (("Top journals accept 5-10% of submissions and mid-tier ones 20-40%; revisions take 3-6 months. "
+      "I'd put it at about 35%."), 35),
+    (("A machine costs $30,000-$80,000 and saves 10 hours a week at $40/hour, about $20,800 a year. "
+      "I'd put the chance at 45%."), 45),
+    ("After 2 months of practice and 60 mock exams (all passed), I'd put it at 92%.", 92),
+    ("In 2022 about 21% of first applications were funded.\n\nProbability: 80", 80),
+    ("Approval is maybe 50% and repayment 85%. Combined: 0.5 \u00d7 0.85 \u2248 0.43.\n\nAnswer: 43", 43),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FORMS, ids=repr)
+def test_forms_that_count(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+LANGUAGES = [
+    # de
+    ("Etwa 60 Prozent.", 60), ("Ich schätze die Wahrscheinlichkeit auf etwa 70 Prozent.", 70),
+    ("Wahrscheinlichkeit: 22,5 %", 22.5), ("zwischen 30 und 50 Prozent", 40),
+    ("Antwort: 35", 35), ("Fünfzig Prozent.", 50), ("Weniger als 5 %.", 5),
+    ("Die Wahrscheinlichkeit liegt bei etwa 25 %.", 25),
+    # fr
+    ("environ 40 %", 40), ("Réponse : 35", 35), ("Je dirais environ 70 %, car la plupart finissent par réussir.", 70),
+    ("La probabilité est de 65 %.", 65), ("Soixante-quinze pour cent.", 75), ("17,5 %", 17.5),
+    ("Une chance sur quatre.", 25), ("Entre 20 et 30 %.", 25),
+    # es
+    ("30 por ciento", 30), ("Alrededor del 10 %.", 10), ("La probabilidad es del 45 %.", 45),
+    ("Respuesta: 55", 55), ("Sesenta y cinco por ciento.", 65), ("Diría que un 40 %.", 40),
+    ("Menos del 5 %.", 5),
+    # ru
+    ("около 55%", 55), ("60 процентов", 60), ("Ответ: 35", 35), ("Вероятность: 65% за 3 месяца", 65),
+    ("Вероятность — около 30%.", 30), ("Я бы оценил вероятность примерно в 40%.", 40),
+    ("от 30 до 40%", 35), ("Пятьдесят процентов.", 50),
+    # zh
+    ("大约60%", 60), ("百分之四十", 40), ("概率约为45%。", 45), ("我认为概率大约是30%。", 30),
+    ("七成", 70), ("答案：25", 25), ("百分之65，3个月内", 65), ("约65%。", 65),
+    # ja
+    ("45パーセント", 45), ("確率は約20%だと思います。", 20), ("３か月で65%", 65), ("１０％", 10),
+    ("三割", 30), ("回答：55", 55), ("70%程度です。", 70),
+    # ko
+    ("약 35퍼센트", 35), ("확률: 약 55%", 55), ("확률은 65퍼센트입니다", 65), ("대략 40% 정도입니다.", 40),
+    ("답: 25", 25),
+    # hi
+    ("लगभग 50 प्रतिशत", 50), ("संभावना ६५ प्रतिशत है", 65), ("४०%", 40), ("उत्तर: 30", 30),
+    ("पचास प्रतिशत", 50),
+    # ar
+    ("٣٠ في المائة", 30), ("٦٠٪", 60), ("أعتقد أن الاحتمال يقارب ٢٥ في المائة.", 25),
+    ("الإجابة: ٤٥", 45), ("حوالي 70%", 70),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LANGUAGES, ids=repr)
+def test_ten_languages(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+JSON_FORMS = [
+    ('{"probability": 65}', 65), ('```json\n{"probability": 40}\n```', 40), ('{"answer": "70%"}', 70),
+    ('{\n  "probability": 30,\n  "reasoning": "About 50% of franchises change hands in 5 years."\n}', 30),
+    ('{"reasoning": "The base rate is 30%.", "probability": 30}', 30), ('{"answer": 55, "confidence": "medium"}', 55),
+    ('{"answer": "no", "probability": 2}', 2), ('  {"Probability": 12}  ', 12),
+    ('Here you go: {"estimate": 33}', 33), ('{"rating": "60 out of 100"}', 60),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), JSON_FORMS, ids=repr)
+def test_json(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+# --------------------------------------------------------------------------- 2. the 0-1 scale
+
+SCALE = [
+    ("0.8 (80%)", 80), ("0.45, i.e. 45%", 45), ("My estimate: 0.45, i.e. 45%.", 45),
+    ("The probability is 0.0123 (or 1.23%).", 1.23), ("a probability of 0.7", 70),
+    ("I'd assign this a probability of about 0.35.", 35), ("The probability is roughly 0.4.", 40),
+    ("There is a 0.75 probability that it passes.", 75), ("The probability is 0.3", 30),
+    ("The probability of success is 1 - 0.4 = 0.6.", 60), ("is 0.5%.", 0.5), ("0.2%", 0.2),
+    ("P(not selected) = 1 \u2212 0.05 = 0.95, i.e. 95%.", 95),
+    ("Die Wahrscheinlichkeit beträgt 0,35 (35 %).", 35),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SCALE, ids=repr)
+def test_zero_one_scale_made_explicit(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+@pytest.mark.parametrize("text", [
+    "0.65", "Answer: 0.2", "The answer is 0.4", "Probability: 0.6", "Probabilidad: 0,3", "p = 0.1",
+    '{"probability": 0.4}', "Вероятность: 0,25", "確率: 0.3", "The probability is 1 - 0.6, which is 1.",
+])
+def test_zero_one_scale_ambiguous(text: str) -> None:
+    _none(text, "0-1 scale ambiguous")
+
+
+# --------------------------------------------------------------------------- 3. other roles
+
+OTHER_ROLES = [
+    "Suppose a 50-year-old farmer has a small farm in the valley.",
+    "What is the number of ways to select 3 boys and 3 girls from a class?",
+    "Ten years ago, in 2014, the company had 1,000 people.",
+    "A company's total revenue is $800,000 and its costs are $7,500 a month.",
+    "In a study of 1800 students, 60% of them passed.",
+    "The assistant has the following tasks:\n1. Shelve the books.\n2. Answer e-mails.",
+    "The assistant has the following tasks:\n1.",
+    "Is 2/3 less than 1/3?",
+    "Reply with a single integer from 0 to 100 and nothing else.",
+    "Rate it on a 0\u2013100 scale.",
+    "Any number from 1 to 100 would be a guess.",
+    "The answer is no, 7/8 is not 0.9, which is not 100%.",
+    "Option 2 is better than option 3.",
+    "Neptune is 30% more distant from the Sun than Uranus.",
+    "A company has a goal of increasing its sales by 10 percent by the end of the year.",
+    "If the probability were 0.3, the expected loss would be 30%.",
+    "To solve this, subtract the probability from 1 and multiply by 100 to get a percentage.",
+    "A university has a student-to-faculty ratio of 1:7.",
+    "At 25\u00b0C, helium is a gas.",
+    "The Greek alphabet consists of 24 letters.",
+    "Mars is about 6,779 kilometres across.",
+    "In the 4th week of the term, 12 students dropped out.",
+    "Base rate: 30%. This student is typical.",
+    "The black death swept through Europe in the 14th century.",
+    "The Hundred Years' War ended one hundred years ago.",
+    "Ein 40-jähriger Mann arbeitet seit 10 Jahren dort.",
+    "一名研究生在3个月内投了2篇论文。",
+    "Студент учится 4 года и сдал 30 экзаменов.",
+    "30% of customers renew when their subscription comes up.",
+]
+
+
+@pytest.mark.parametrize("text", OTHER_ROLES, ids=repr)
+def test_numbers_in_other_roles_are_not_answers(text: str) -> None:
     result = parse_answer(text)
+    assert result.value is None, result
+    assert result.reason in REASONS, result
+
+
+def test_list_item_and_reason() -> None:
+    _none("The assistant has the following tasks:\n1.", "no answer: numbers only in other roles")
+
+
+def test_thousands_separators_are_read_as_one_number() -> None:
+    # "1,000 people" is a count of 1000 (not 1) and "$7,500" money (not 7.5): neither is an answer.
+    _none("1,000 people", "other roles")
+    _none("It costs $7,500.", "other roles")
+    # A comma with one or two digits after it is a decimal comma.
+    _ok("17,5 %", 17.5)
+    _ok("Wahrscheinlichkeit: 22,5 %", 22.5)
+
+
+# --------------------------------------------------------------------------- 4. yes/no
+
+@pytest.mark.parametrize("text", [
+    "Yes.", "No, definitely not.", "Yes, it does, through its delta.", "Ja.", "Non.", "Нет.", "はい。",
+    "네.", "हाँ।", "نعم.", "No. At sea-level pressure water boils at 100 \u00b0C, which is 212 \u00b0F.",
+])
+def test_yes_no_without_a_probability(text: str) -> None:
+    _none(text, "yes/no without a probability")
+
+
+# --------------------------------------------------------------------------- 5. truncation
+
+@pytest.mark.parametrize(("text", "truncated", "expected"), [
+    ("The probability that the product launches on time is 0.", True, None),
+    ("The probability that the product launches on time is 0.", None, None),
+    ("The probability that the product launches on time is 0.", False, 0),
+    ("The probability that the product launches on time is 1", True, None),
+    ("The probability that the product launches on time is 10", True, None),
+    ("The probability that the product launches on time is 10", None, None),
+    ("The probability that the product launches on time is 10", False, 10),
+    ("The probability that the product launches on time is 85%", True, 85),
+    ("The probability that the product launches on time is 0.5%.", True, 0.5),
+    ("The probability that the product launches on time is 100", True, 100),
+    ("Roughly 1 in ", True, None),
+    ("Roughly 1 in ", None, None),
+    ("We get 100% - 1 = 99", True, None),
+    ("Answer: 25", None, 25),
+    ("Answer: 25", True, None),
+    ("Probability: 80", None, 80),
+    ("65", None, 65),
+])
+def test_truncation(text: str, truncated: bool | None, expected: float | None) -> None:
+    result = parse_answer(text, truncated=truncated)
+    if expected is None:
+        assert result.value is None and result.reason == "truncated", result
+    else:
+        assert result.value == pytest.approx(expected), result
+
+
+# --------------------------------------------------------------------------- 6-7. ranges, bounds
+
+RANGES = [
+    ("between 20 and 30 percent", 25), ("Somewhere between 20 and 30 percent.", 25), ("30\u201340%", 35),
+    ("25-35%", 30), ("60 to 70 percent", 65), ("50-60%, so 55", 55),
+    ("I'd say 60 to 70 percent, most likely around 65.", 65),
+    ("Less than 5%.", 5), ("over 80%", 80), ("above 95%", 95), ("At least 90%, and I'll say 95.", 95),
+    ("Around 35%, though it could be as high as 50%.", 35), ("20 \u00b1 5", 20), ("不到5%", 5),
+    ("5% 미만", 5), ("от 30 до 40 процентов", 35), ("entre 20 et 30 %", 25), ("de 20 a 30 %", 25),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RANGES, ids=repr)
+def test_ranges_and_bounds(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+# --------------------------------------------------------------------------- 8. several answers
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("...so 40%. Actually, on reflection, 55%.", 55),
+    ("I'd say 40%. Correction: 45%.", 45),
+    ("50%? Let me revise that to 45%.", 45),
+    ("My first instinct is 50%, but given the track record I'll go with 65.", 65),
+    ("Intermediate: \u2248 18%.\nFinal answer: 20", 20),
+    ("I'd say 30%, though if the budget were cut, maybe 60.", 30),
+    ("65%. Yes, 65%.", 65),
+    ("Je dirais 40 %. En fait, plutôt 45 %.", 45),
+])
+def test_revisions_and_final_answers(text: str, expected: float) -> None:
+    _ok(text, expected)
+
+
+@pytest.mark.parametrize("text", [
+    "I'd say 70%. Or 80%.", "Probability: 40%\nProbability: 60%",
+    "It is either 20% or 50%, depending on funding.", "3 and 65",
+])
+def test_conflicting_answers(text: str) -> None:
+    _none(text, "conflicting answers")
+
+
+def test_conflicting_reason_lists_the_values() -> None:
+    reason = parse_answer("3 and 65").reason
+    assert reason is not None and "3" in reason and "65" in reason
+
+
+# --------------------------------------------------------------------------- 9-10. range, refusals
+
+@pytest.mark.parametrize("text", ["110%! I'd strongly recommend it.", "150", "-5", '{"probability": 150}', "3 out of 2", "0/0"])
+def test_out_of_range(text: str) -> None:
+    _none(text, "outside 0-100")
+
+
+@pytest.mark.parametrize("text", [
+    "I'm not able to answer with a number from 0 to 100 here; it depends on the map projection.",
+    "Hiring depends on much more than the 30% base rate.", "I can't estimate this.",
+    "Je ne peux pas donner de chiffre précis.", "Я не могу дать оценку.", "我无法给出具体数字。",
+])
+def test_refusals(text: str) -> None:
+    _none(text, "")
+    assert parse_answer(text).reason in ("refusal", "no answer: numbers only in other roles", "no number")
+
+
+# --------------------------------------------------------------------------- the question as context
+
+@pytest.mark.parametrize(("reply", "question", "expected"), [
+    ("There's a 45% chance they fail the first time, so 55% that they pass.", Q_PASS, 55),
+    ("The probability of passing the driving test on the first attempt is 70%.", Q_PASS, 70),
+    ("The probability of the product being launched on the announced date is 80%.", Q_LAUNCH, 80),
+    ("The probability that the student is not admitted is 75%.", Q_NOT_ADMITTED, 75),
+    ("The program admits 25% of applicants.\n\nAnswer: 75", Q_NOT_ADMITTED, 75),
+    ("No, the answer to this question is 2.", "Is 17 divisible by 3?", 2),
+    ("The probability that the answer is yes is 10%.", Q_PRIME, 10),
+    ("Recommendation strength: 55", Q_RECOMMEND, 55),
+    ("Since 25% are admitted, 75% are not. I'd estimate 75.", Q_NOT_ADMITTED, 75),
+])
+def test_stated_for_the_asked_event(reply: str, question: str, expected: float) -> None:
+    _ok(reply, expected, question=question)
+
+
+@pytest.mark.parametrize(("reply", "question"), [
+    ("The probability of passing on the second attempt is 90%.", Q_PASS),
+    ("The probability that a coin lands heads is 50%.", Q_PASS),
+    ("The probability of being admitted to the program is 25%.", Q_NOT_ADMITTED),
+    ("The probability that the student is not admitted is 25% of the total applicants.", Q_NOT_ADMITTED),
+    ("The probability that the person is a smoker is 15%.", Q_BOTH),
+    ("The answer is indeed 57, but in a different way.", Q_PRIME),
+    ("Is 57 a prime number? (yes or no)", Q_PRIME),
+    ("A graduate program admits 25% of the people who apply to it.", Q_NOT_ADMITTED),
+    ("A salesman at a big-box store has a 40% chance of", Q_LAUNCH),
+])
+def test_stated_for_another_event_or_echoed(reply: str, question: str) -> None:
+    result = parse_answer(reply, question=question)
+    assert result.value is None, result
+
+
+def test_arithmetic_that_does_not_add_up_is_not_an_answer() -> None:
+    result = parse_answer("The probability of the graduate not being admitted is 100% - 1 = 91%.")
     assert result.value is None
-    assert not result.ok
-    assert isinstance(result.reason, str) and result.reason.strip()
-    assert why in result.reason
+
+
+# --------------------------------------------------------------------------- regressions and limits
 
 
 def test_none_is_an_empty_answer() -> None:
@@ -85,12 +367,26 @@ def test_none_is_an_empty_answer() -> None:
     assert result.value is None and result.reason == "empty answer"
 
 
-def test_ambiguous_reason_lists_the_numbers() -> None:
-    reason = parse_answer("3 and 65").reason
-    assert reason is not None and "3" in reason and "65" in reason
+@pytest.mark.parametrize("text", ["", "   ", "<|im_end|>user\n<|im_end|>user\n"])
+def test_empty(text: str) -> None:
+    assert parse_answer(text).value is None
 
 
-# --------------------------------------------------------------------------- regressions
+def test_chat_template_tokens_are_ignored() -> None:
+    _ok("65<|im_end|>", 65)
+    _none("Is 40 a prime number?\n<|im_end|>\n", "")
+
+
+def test_per_mille() -> None:
+    _none("5\u2030", "per-mille")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"foo": 1}', "none of the answer keys"), ('{"probability": true}', "boolean"),
+    ('{"probability": [65]}', "not a number"), ('{"p": "no idea"}', "refusal"),
+])
+def test_json_without_an_answer(text: str, why: str) -> None:
+    _none(text, why)
 
 
 def test_huge_json_integer_is_a_reason_not_a_crash() -> None:
@@ -104,14 +400,18 @@ def test_deeply_nested_json_is_a_reason_not_a_crash() -> None:
     assert result.value is None and result.reason
 
 
+@pytest.mark.parametrize("text", ["9" * 40_000, "1," * 20_000, "1.1." * 10_000, "((((" * 10_000 + "65",
+                                  "probability is " * 4_000, "0." * 20_000])
+def test_pathological_inputs_finish(text: str) -> None:
+    _check_shape(parse_answer(text))
+
+
 # --------------------------------------------------------------------------- properties
 
 SIM_STYLES = list(_STYLES)
 
 
 def test_sim_styles_are_the_ones_listed_in_the_brief() -> None:
-    # If the simulator grows a style, the property below covers it automatically; this guards
-    # against the list silently shrinking.
     assert {
         "{v}", "About {v}%.", '{{"probability": {v}}}', "{v}/100",
         "I'd estimate the probability at {v} percent.", "Probability: {v}%",
@@ -123,24 +423,39 @@ def test_every_sim_style_round_trips(v: int, style: str) -> None:
     assert parse_answer(style.format(v=v)) == Parsed(float(v), None)
 
 
+@given(v=st.integers(0, 100))
+def test_a_bare_integer_parses_to_itself(v: int) -> None:
+    assert parse_answer(str(v)) == Parsed(float(v), None)
+    assert parse_answer(f"{v}%") == Parsed(float(v), None)
+
+
+def _check_shape(result: Parsed) -> None:
+    assert isinstance(result, Parsed)
+    if result.value is not None:
+        assert 0 <= result.value <= 100
+        assert result.reason is None
+    else:
+        assert isinstance(result.reason, str) and result.reason.strip()
+
+
 @given(text=st.text())
-def test_never_raises_and_is_either_a_value_or_a_reason(text: str) -> None:
-    result = parse_answer(text)
-    _check_shape(result)
+def test_never_raises_and_is_none_or_within_0_100(text: str) -> None:
+    _check_shape(parse_answer(text))
 
 
-# Text built from the parser's own vocabulary finds more branches than st.text() alone.
 _TOKENS = st.sampled_from([
-    " ", "%", "percent", "/", " out of ", "-", " to ", "between ", " and ", "{", "}", '"', ":",
-    "probability", "answer", "estimate", ".", ",", "\u066a", "\uff05", "\u0665", "\u096b",
-    "\uff15", "\u2030", "[", "]", "true", "null",
+    " ", "%", "percent", "/", " out of ", " in ", "-", " to ", "between ", " and ", "{", "}", '"', ":",
+    "probability", "answer", "estimate", ".", ",", "\u066a", "\uff05", "\u0665", "\u096b", "\uff15",
+    "\u2030", "[", "]", "true", "null", "\n", "Answer: ", "I'd say ", " is ", "=", "<|im_end|>", "百分之",
+    "の確率", "확률은 ", "sixty-five", "one in ", "(", ")", "?", "If ", "not ", "Actually, ", "$", "\u00b1",
 ])
 _PIECES = st.one_of(_TOKENS, st.integers(-200, 300).map(str), st.floats(0, 200).map(lambda f: f"{f:.2f}"))
 
 
-@given(st.lists(_PIECES, max_size=12).map("".join))
-def test_never_raises_on_answer_like_text(text: str) -> None:
-    _check_shape(parse_answer(text))
+@given(st.lists(_PIECES, max_size=14).map("".join), st.sampled_from([None, True, False]),
+       st.sampled_from([None, Q_PASS, Q_PRIME]))
+def test_never_raises_on_answer_like_text(text: str, truncated: bool | None, question: str | None) -> None:
+    _check_shape(parse_answer(text, question=question, truncated=truncated))
 
 
 @given(key=st.sampled_from(["probability", "answer", "percent", "p"]),
@@ -153,17 +468,56 @@ def test_json_answers_never_raise(key: str, value: object) -> None:
         assert result.value == value
 
 
-def _check_shape(result: Parsed) -> None:
-    assert isinstance(result, Parsed)
-    if result.value is not None:
-        assert 0 <= result.value <= 100
-        assert result.reason is None
-    else:
-        assert isinstance(result.reason, str) and result.reason.strip()
+CLEAR = st.sampled_from(["{v}", "{v}%", "Answer: {v}", "I'd estimate {v}%.", '{{"probability": {v}}}',
+                         "Final answer: {v}", "Probability: {v}%", "About {v}%.", "Etwa {v} Prozent.",
+                         "概率约为{v}%。", "Вероятность: {v}%", "{v} out of 100"])
+# Sentences whose numbers are counts, years, ages, money, shares, list numbers, the scale.
+NOISE = st.sampled_from([
+    "The study followed {a} people for {b} years.", "In {y}, {a} applicants were admitted.",
+    "A {b}-year-old founder runs it with a budget of ${a},000.", "About {p}% of such projects succeed.",
+    "Reply with a single integer from 0 to 100.", "Option {b} is riskier than option {c}.",
+    "Sales grew by {p}% over {b} months.", "There are {a} steps:\n1. Plan.\n2. Build.",
+    "What is the probability that a coin lands heads {b} times?", "In {y} the firm had {a},000 staff.",
+])
 
+
+@given(v=st.integers(0, 100), clear=CLEAR, noise=NOISE, a=st.integers(2, 5000), b=st.integers(2, 60),
+       c=st.integers(2, 9), p=st.integers(1, 99), y=st.integers(1900, 2030), sep=st.sampled_from([" ", "\n\n"]))
+@settings(max_examples=300)
+def test_trailing_prose_with_other_numbers_never_changes_a_clear_answer(
+        v: int, clear: str, noise: str, a: int, b: int, c: int, p: int, y: int, sep: str) -> None:
+    answer = clear.format(v=v)
+    if not answer.endswith((".", "。", "}")):
+        answer += "."
+    text = answer + sep + noise.format(a=a, b=b, c=c, p=p, y=y)
+    assert parse_answer(text).value == pytest.approx(v)
+
+
+QUESTIONS = st.sampled_from([
+    "Is {a} a prime number?", "Is {a} divisible by {b}?", "Did the war end in {y}?",
+    ("At a company, {p}% of projects finish on time. A project has started.\n\nWhat is the probability "
+     "that the project finishes on time?"),
+    "A {b}-year-old applies to {c} programs.\n\nWhat is the probability that the person is admitted?",
+])
+
+
+@given(q=QUESTIONS, a=st.integers(2, 999), b=st.integers(2, 60), c=st.integers(2, 9),
+       p=st.integers(1, 99), y=st.integers(1000, 2030), cut=st.integers(5, 400))
+@settings(max_examples=300)
+def test_a_value_never_comes_from_inside_the_echoed_question(
+        q: str, a: int, b: int, c: int, p: int, y: int, cut: int) -> None:
+    question = q.format(a=a, b=b, c=c, p=p, y=y)
+    echo = question[:cut]
+    assert parse_answer(echo, question=question).value is None
+    assert parse_answer(echo, question=question, truncated=True).value is None
+    # ... and the answer after an echo is still found.
+    assert parse_answer(question + "\n\nAnswer: 42", question=question).value == 42
+
+
+# --------------------------------------------------------------------------- native digits
 
 NATIVE_ZEROS = {"arabic-indic": 0x0660, "devanagari": 0x0966, "full-width": 0xFF10,
-                "extended-arabic-indic": 0x06F0}
+                "extended-arabic-indic": 0x06F0, "bengali": 0x09E6}
 
 
 def _native(v: int, zero: int) -> str:
@@ -171,7 +525,7 @@ def _native(v: int, zero: int) -> str:
 
 
 @given(v=st.integers(0, 100), script=st.sampled_from(sorted(NATIVE_ZEROS)),
-       suffix=st.sampled_from(["", "%", "\u066a", "\uff05", " percent"]))
+       suffix=st.sampled_from(["", "%", "\u066a", "\uff05", " percent", " في المائة", " प्रतिशत"]))
 def test_native_digits(v: int, script: str, suffix: str) -> None:
     assert parse_answer(_native(v, NATIVE_ZEROS[script]) + suffix) == Parsed(float(v), None)
 
