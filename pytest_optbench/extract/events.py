@@ -55,7 +55,9 @@ class Question:
 
 
 def _is_cjk(text: str) -> bool:
-    return any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in text)
+    """Chinese, Japanese or Korean text (compared by character pairs, not words)."""
+    return any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
+               for c in text)
 
 
 def _negative(tokens: list[str]) -> bool:
@@ -132,12 +134,18 @@ def make_event(tokens: list[str], raw: str = "") -> Event:
     answer = None
     if "answer" in tokens:
         answer = "yes" if "yes" in tokens else "no" if "no" in tokens else "other"
-    return Event(tuple(words), _negative(tokens), predicate, subject, compound, contrasts,
+    negative = _negative(tokens + [raw] if raw else tokens)
+    return Event(tuple(words), negative, predicate, subject, compound, contrasts,
                  _bigrams(raw) if raw and _is_cjk(raw) else frozenset(), answer)
 
 
 # Numbers written in words inside events ("within three years" = "within 3 years").
 L_WORDS = {w: str(v) for w, v in {**W.UNITS_EN, **W.TENS_EN}.items()}
+
+
+def is_generic(event: Event) -> bool:
+    """"this event", "it", "the outcome": a reference, not a description."""
+    return bool(event.words) and all(w in _GENERIC for w in event.words) and event.mentions_answer is None
 
 
 def matches(reply: Event, question: Question | None) -> bool:
@@ -157,7 +165,8 @@ def matches(reply: Event, question: Question | None) -> bool:
     if asked.compound and not reply.compound:
         return False
     if reply.bigrams and asked.bigrams:
-        return len(reply.bigrams & asked.bigrams) >= max(1, len(asked.bigrams) // 3)
+        # Unspaced scripts: a third of the reply's character pairs are the question's.
+        return 3 * len(reply.bigrams & asked.bigrams) >= len(reply.bigrams)
     asked_words = list(asked.words)
     if not asked_words:
         return True
@@ -168,7 +177,8 @@ def matches(reply: Event, question: Question | None) -> bool:
             return True
         subject_named = asked.subject is not None and any(same_word(asked.subject, r) for r in words)
         return subject_named and coverage >= 0.5 and len(shared) >= 2
-    return coverage >= 0.5
+    # Other languages (no verb found): half of the question's words, or two of them.
+    return coverage >= 0.5 or len(shared) >= 2
 
 
 @lru_cache(maxsize=512)

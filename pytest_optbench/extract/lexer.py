@@ -39,6 +39,9 @@ ABBREVIATIONS = frozenset({"e", "i", "g", "eg", "ie", "etc", "vs", "approx", "ca
                             "est", "resp", "fig", "ср", "ок", "около"})
 
 
+_ELIDED = frozenset({"d", "l", "qu", "j", "n", "s", "c", "m", "t", "jusqu", "lorsqu", "puisqu"})
+
+
 @dataclass(slots=True)
 class Tok:
     """One token. For numbers, ``value`` is the number as written (not yet on 0-100)."""
@@ -54,6 +57,7 @@ class Tok:
     odd: bool = False        # "3.14.15", a date, a version: not a quantity
     pct: bool = False        # the token itself carries the percent (百分之四十, 七成)
     ratio: bool = False      # a fraction written as one token (三分之一): value is already 0-100
+    fractional: bool = False  # a share in words ("half", "a third"): value is already 0-100
     newlines: int = 0        # NL tokens: how many line breaks
 
 
@@ -157,7 +161,14 @@ def tokenize(text: str) -> list[Tok]:
             toks.append(tok)
         elif kind == 2:
             word = m.group(2).lower().replace("\u2019", "'")
-            toks.append(Tok(WORD, word, pos, m.end(), space))
+            head, apostrophe, rest = word.partition("'")
+            if apostrophe and head in _ELIDED and rest:
+                # French and Italian elision: "d'environ" -> "d'" "environ", "l'article" -> "l'" "article"
+                cut = pos + len(head) + 1
+                toks.append(Tok(WORD, head + "'", pos, cut, space))
+                toks.append(Tok(WORD, rest, cut, m.end(), False))
+            else:
+                toks.append(Tok(WORD, word, pos, m.end(), space))
             pos = m.end()
             list_mode = False
         elif kind == 3:
@@ -308,7 +319,7 @@ def _fold_cjk(toks: list[Tok]) -> list[Tok]:
             out.extend(_split_cjk(tok))
         elif (tok.kind == NUM and k + 2 < len(toks) and toks[k + 1].kind == WORD
               and toks[k + 1].text in ("分の", "분의") and toks[k + 2].kind == NUM
-              and tok.value > 0 and not toks[k + 2].space):
+              and tok.value > 0 and (not toks[k + 2].space or toks[k + 1].text == "분의")):
             # 3分の1 / 3분의 1: "one of three", written total first.
             total, part = tok.value, toks[k + 2].value
             frac = Tok(NUM, f"{part:g}/{total:g}", tok.start, toks[k + 2].end, tok.space,
@@ -324,11 +335,24 @@ def _fold_cjk(toks: list[Tok]) -> list[Tok]:
 
 
 def _has_cjk_number(s: str) -> bool:
-    return any(c in _CJK_NUMERALS for c in s) or "百分之" in s
+    return any(c in _CJK_NUMERALS for c in s) or "百分之" in s or any(e in s for e in _CJK_EVEN)
+
+
+_CJK_EVEN = ("五分五分", "五五开", "五五開", "一半一半", "반반")
 
 
 def _split_cjk(tok: Tok) -> list[Tok]:
     s = tok.text
+    for even in _CJK_EVEN:
+        at = s.find(even)
+        if at >= 0:  # an even chance inside a run: "五分五分です"
+            end = at + len(even)
+            out = [Tok(WORD, s[:at], tok.start, tok.start + at, tok.space)] if at else []
+            out.append(Tok(NUM, even, tok.start + at, tok.start + end, tok.space and not at, value=50.0,
+                           pct=True, words=True))
+            if end < len(s):
+                out.append(Tok(WORD, s[end:], tok.start + end, tok.end))
+            return out
     out: list[Tok] = []
     i, n, last = 0, len(s), 0
 
@@ -398,7 +422,8 @@ _FR_ALL = {**W.UNITS_FR, **W.TENS_FR}
 _AR_ALL = {**W.UNITS_AR, **W.TENS_AR}
 _WORD_NUMBER_START = (set(_EN_ALL) | set(_ES_ALL) | set(_RU_ALL) | set(_FR_ALL) | set(_AR_ALL)
                       | set(W.WORDS_HI) | set(W.UNITS_DE) | set(W.TENS_DE) | W.HUNDRED
-                      | {"a", "ein", "fifty", "quatre", "hundert", "einhundert"})
+                      | {"a", "ein", "fifty", "quatre", "hundert", "einhundert"}
+                      | {p[0] for p in W.EVEN_CHANCE} | set(W.FRACTION_WORDS) | set(W.FRACTION_COUNTS))
 
 
 def _german(word: str) -> int | None:
@@ -426,16 +451,24 @@ def _fold_number_words(toks: list[Tok]) -> list[Tok]:
     i, n = 0, len(toks)
     while i < n:
         tok = toks[i]
-        if tok.kind != WORD or tok.text not in _WORD_NUMBER_START and _german(tok.text) is None:
+        if tok.kind != WORD or (tok.text not in _WORD_NUMBER_START and tok.text not in _EVEN_WORDS
+                                and _german(tok.text) is None):
             out.append(tok)
             i += 1
             continue
-        even = _even_chance(toks, i)
+        even = _even_chance(toks, i) or (1 if tok.text in _EVEN_WORDS else 0)
         if even:
             last = toks[i + even - 1]
             out.append(Tok(NUM, "fifty-fifty", tok.start, last.end, tok.space, value=50.0, words=True,
                            pct=True))
             i += even
+            continue
+        share, used = _fraction_word(toks, i)
+        if used:
+            last = toks[i + used - 1]
+            out.append(Tok(NUM, " ".join(t.text for t in toks[i:i + used]), tok.start, last.end,
+                           tok.space, value=share, words=True, pct=True, fractional=True))
+            i += used
             continue
         value, used = _word_number(toks, i)
         if used == 1 and tok.text in _ARTICLES and not _odds_follow(toks, i + 1):
@@ -451,6 +484,7 @@ def _fold_number_words(toks: list[Tok]) -> list[Tok]:
     return out
 
 
+_EVEN_WORDS = frozenset(p[0] for p in W.EVEN_CHANCE if len(p) == 1)
 _ARTICLES = frozenset({"un", "une", "uno", "una", "ein", "eine", "one", "один", "одна", "одного",
                        "واحد", "واحدة", "एक"})
 
@@ -464,7 +498,24 @@ def _odds_follow(toks: list[Tok], i: int) -> bool:
     return False
 
 
+def _fraction_word(toks: list[Tok], i: int) -> tuple[float, int]:
+    """"half" (50), "a third", "two thirds", "ein Drittel", "la moitié", "un quart", "треть":
+    (share on 0-100, tokens used), or (0, 0)."""
+    n = len(toks)
+    w = toks[i].text
+    if w in W.FRACTION_WORDS:
+        return W.FRACTION_WORDS[w], 1
+    nxt = toks[i + 1].text if i + 1 < n and toks[i + 1].kind == WORD else ""
+    if w in W.FRACTION_COUNTS and nxt in W.FRACTION_WORDS:
+        return W.FRACTION_COUNTS[w] * W.FRACTION_WORDS[nxt], 2
+    if w in W.FRACTION_COUNTS and nxt == "-" and i + 2 < n and toks[i + 2].text in W.FRACTION_WORDS:
+        return W.FRACTION_COUNTS[w] * W.FRACTION_WORDS[toks[i + 2].text], 3
+    return 0.0, 0
+
+
 def _even_chance(toks: list[Tok], i: int) -> int:
+    if toks[i].kind != WORD:
+        return 0
     for phrase in W.EVEN_CHANCE:
         k = len(phrase)
         if i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(k)):

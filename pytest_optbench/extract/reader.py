@@ -52,7 +52,8 @@ _PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
 _NUMBER_WORD_ROLE = "number in words"
 _EN_SUBJECT_VERBS = frozenset({"say", "estimate", "guess", "put", "go", "rate", "give", "pick", "settle",
                                "assign", "place", "reckon", "think", "believe", "answer", "peg",
-                               "choose", "stick", "land", "call", "würde"})
+                               "choose", "stick", "land", "call", "würde", "thought", "said",
+                               "estimated", "guessed", "figured", "figure", "expect", "would've"})
 _LEADIN_FILLER = frozenset({"it", "this", "that", "at", "to", "with", "on", "be", "is", "the", "a",
                             "an", "'s", "for", "as", "up", "in", "around", "about", "roughly",
                             "somewhere", "here", "it's", "its", "l'", "à", "auf", "bei", "en", "в", "на", "que", "dass", "كـ", "ب", "أن", "की", "को", "लगभग", "कि",
@@ -71,10 +72,24 @@ _CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | {
 
 _BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
 _PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
+_REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
+# A short sentence with a percentage about one of these is a rate or a fact, not the answer.
+_NOT_ANSWER_SUBJECTS = frozenset({"rate", "rates", "average", "typically", "usually", "historically",
+                                  "generally", "base", "baseline", "prior", "statistics", "survey",
+                                  "study", "studies", "data", "nationally", "typical", "normally",
+                                  "quote", "quoted", "reported", "report", "reports"})
 # "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
 _ANSWER_WORDS = frozenset({"answer", "réponse", "antwort", "respuesta", "ответ", "답", "답변", "정답", "उत्तर",
                            "الإجابة", "الجواب", "إجابة", "جواب"})
+# After a percentage, words that make it a probability of what follows ("70% likely that ...",
+# "90% confident the answer is yes").
+_CHANCE_WORDS = frozenset({"likely", "likelihood", "probable", "wahrscheinlich", "confident", "sure",
+                           "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
+_LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", "looks", "ist", "sind",
+                            "est", "sont", "es", "son", "—", "있습니다", "입니다"})
+_OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
+                       "か", "ないし"})
 _OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
 
 
@@ -155,7 +170,7 @@ def _is_phrase_word(tok: Tok) -> bool:
         return False
     t = tok.text
     if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
-            or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS
+            or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
             or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
         return True
     if not t.isascii():
@@ -262,6 +277,13 @@ class Reader:
         if q.pct or t.ratio:
             self._range_from(q, i, j)
             return q
+        if (t.value == 50 and j + 1 < n and toks[j].text in ("-", "/", "на", ":") and toks[j + 1].kind == NUM
+                and toks[j + 1].value == 50):
+            q.pct, q.last = True, j + 1  # 50-50, 50/50: an even chance
+            return q
+        if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
+                and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
+            return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
         # Fractions and odds: 7/10, 65 out of 100, 1 in 5, une chance sur trois, 1 из 5.
         if j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM:
             d = toks[j + 1]
@@ -280,7 +302,7 @@ class Reader:
             plausible = explicit or (0 <= t.value <= d.value and d.value >= 2 and float(d.value).is_integer()
                          and float(t.value).is_integer() and not 1800 <= d.value <= 2100
                          and not self._pct_after(j + k + 1))
-            if joiner in (("de",), ("من",), ("на",), ("a",)) and not t.words:
+            if joiner in (("de",), ("من",), ("на",), ("a",), ("en",)) and not t.words:
                 plausible = plausible and self._pct_after(j + k + 1) == 0 and t.value < d.value and d.value in (2, 3, 4, 5, 6, 8, 10, 20, 100)
             if plausible:
                 return self._fraction(q, t.value, d.value, j + k)
@@ -519,12 +541,12 @@ class Reader:
         k = i - 1
         while k >= 0 and skip_hedges:
             t = toks[k]
-            if t.kind == WORD and (t.text in W.HEDGES or (t.text,) in W.BOUNDS_BEFORE):
-                k -= 1
-                continue
-            m = _phrase_before(toks, k + 1, W.BOUNDS_BEFORE)
-            if m > 1:
+            m = _phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
+            if m:
                 k -= m
+                continue
+            if t.kind == WORD and t.text in W.HEDGES:
+                k -= 1
                 continue
             if t.kind == PUNCT and t.text in "~≈<>≤≥":
                 k -= 1
@@ -657,7 +679,9 @@ class Reader:
         if not sentence_first:
             return None
         text_follows = after is not None and after.kind in (WORD, NUM) and after.space
-        if text_follows and (first > 0 or t.value == 1):
+        if text_follows and (first > 0 or t.value == 1 or self._list_continues(last + 1, t.value)):
+            # "1. What is ...", "order. 2. The ...": a list item. At the very start of a reply only
+            # "1." or a number whose successor starts a later line; "65. Most papers ..." is an answer.
             return "list numbering (1.)"
         if line_first and first > 0 and (after is None or after.kind == NL):
             # A line that is only "1." after a line ending with a colon, or in a list.
@@ -667,6 +691,15 @@ class Reader:
             if k >= 0 and toks[k].kind == PUNCT and toks[k].text == ":":
                 return "list numbering (1.)"
         return None
+
+    def _list_continues(self, i: int, value: float) -> bool:
+        """A later line starts with "<value + 1>."."""
+        toks = self.toks
+        for m in range(i, self.n - 2):
+            if toks[m].kind == NL and toks[m + 1].kind == NUM and toks[m + 1].value == value + 1 \
+                    and toks[m + 2].text in ".)":
+                return True
+        return False
 
     # ------------------------------------------------------------------ pass 3: presentation
 
@@ -688,6 +721,26 @@ class Reader:
             self._present(q, idx)
             if q.how is not None and q.role is None:
                 self._echo_checks(q)
+        self._alternatives()
+
+    def _alternatives(self) -> None:
+        """"30% or 50%": two numbers offered as alternatives share one presentation, so they
+        conflict; when one of them is not an answer, neither is."""
+        qs = self.qs
+        for k in range(1, len(qs)):
+            a, b = qs[k - 1], qs[k]
+            gap = [t.text for t in self._gap(a, b) if t.text != ","]
+            if len(gap) != 1 or gap[0] not in _OR_WORDS or abs(a.value - b.value) <= 0.01:
+                continue
+            if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
+                if a.how is not None or b.how is not None:
+                    src = a if a.strength >= b.strength else b
+                    for q in (a, b):
+                        q.role, q.how, q.strength = None, src.how, src.strength
+            elif a.role is None and a.how is not None and b.role is not None and b.role != _NUMBER_WORD_ROLE:
+                a.role = "an alternative to a number in another role"
+            elif b.role is None and b.how is not None and a.role is not None and a.role != _NUMBER_WORD_ROLE:
+                b.role = "an alternative to a number in another role"
 
     def _present(self, q: Quantity, idx: int) -> None:
         toks = self.toks
@@ -754,8 +807,9 @@ class Reader:
             start -= 1
         label = toks[start:k]
         words = [t.text for t in label if t.kind == WORD]
-        heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS]
-        cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS) for w in words)
+        heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
+                 or w in W.CONCLUSION_LABELS]
+        cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
         revision = any((w,) in W.REVISION for w in words)
         leadin = revision or any(w in W.LEADIN_VERBS for w in words) and (
             any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
@@ -767,8 +821,8 @@ class Reader:
             if desc:
                 joined = "".join(desc)
                 q.event = E.make_event(desc, "" if joined.isascii() else joined)
-        elif (self.question is not None and not self.question.binary
-              and len([w for w in words if w not in W.STOPWORDS]) >= 2):
+        elif self.question is not None and not self.question.binary and any(w not in W.STOPWORDS for w in words):
+            # "Acceptance: 30%", "The online store attracts steady orders: 40": the asked event.
             ev = E.make_event([t.text for t in label if t.kind in (WORD, NUM)])
             if not (ev.words and E.matches(ev, self.question)):
                 q.role = "labelled as something else"
@@ -794,6 +848,8 @@ class Reader:
 
     @staticmethod
     def _descriptor_from_label(label: list[Tok]) -> list[str]:
+        """The event a label names: "Chance of acceptance" -> acceptance, "Chance the store fails"
+        -> the store fails, "P(not selected)" -> not selected, "Final answer" -> nothing."""
         texts = [t.text for t in label if t.kind in (WORD, NUM)]
         # "P(not selected)": the event is in the brackets.
         if "(" in [t.text for t in label]:
@@ -810,7 +866,18 @@ class Reader:
                 return inner
         skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
             "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
-        out = [w for w in texts if w not in skip]
+        heads = [k for k, w in enumerate(texts) if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS]
+        if not heads:
+            # Unspaced scripts: the head inside a run ("该论文被接受的概率", "最终答案").
+            raw = "".join(texts)
+            for marker in W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS + W.CJK_FINAL + ("的", "の", "我", "私"):
+                raw = raw.replace(marker, "")
+            return [raw] if raw and not raw.isascii() else []
+        after = texts[heads[-1] + 1:]
+        if after and after[0] in _LABEL_COMMENT:
+            after = []  # "The chances are slim:" comments on the number, it names no event
+        before = [w for w in texts[:heads[-1]] if w not in skip]
+        out = [w for w in before + after if w not in skip]
         return out if any(w not in W.STOPWORDS for w in out) else []
 
     # -- "the probability [that E] is X", "la probabilité est de X", "確率は約X"
@@ -836,6 +903,10 @@ class Reader:
         for h in heads:
             # Another percentage between the head and the number: the head is not its own.
             if any(self.owner[m] >= 0 and self.qs[self.owner[m]].pct for m in range(h + 1, a)):
+                continue
+            # "my estimate is that the probability is 40%": the nearer "probability" is the head.
+            if toks[h].text not in W.PROBABILITY_HEADS and any(
+                    toks[m].kind == WORD and toks[m].text in W.PROBABILITY_HEADS for m in range(h + 1, a)):
                 continue
             if self._parse_between(q, toks[h], toks[h + 1:a]):
                 return True
@@ -866,6 +937,8 @@ class Reader:
         if texts and all(x in strip or x in _OPERATORS or x in _RESULT_LINKS or _is_number_text(x) for x in texts) \
                 and any(_is_number_text(x) for x in texts):
             texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
+        while texts and texts[0] in (",", "—", ":"):
+            texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
         if texts:
             if not copulas and (ascii_head or head.text == "вероятностью"):
                 return False
@@ -910,7 +983,7 @@ class Reader:
             return False
         t = toks[j]
         opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
-        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in ("likely", "likelihood", "probable", "wahrscheinlich"))
+        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in _CHANCE_WORDS)
         if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS) and t.text.startswith(("の", "의", "")))):
             return False
         # The event: after the head (and an opener), to the end of the clause.
@@ -973,7 +1046,10 @@ class Reader:
     def _phrase(self, q: Quantity, a: int) -> None:
         c = self.clause[q.first]
         s = self.sent[q.first]
-        if self.clause_other[c] == 0 and self.clause_words[c] <= 10:
+        # Bound phrases right before the number ("не более", "no more than") are part of it.
+        anchor = q.anchor if q.result else q.first
+        bound_words = sum(1 for m in range(a, anchor) if not _is_phrase_word(self.toks[m]))
+        if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
             q.how = "phrase"
             whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
             first_clause = all(self.toks[m].kind == NL for m in range(self.clause_start[c]))
@@ -983,7 +1059,8 @@ class Reader:
             q.standalone = whole_sentence and self.sent_words[s] <= 4
             return
         if self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct \
-                and not self.sent_negated[s]:
+                and not self.sent_negated[s] and not any(
+                    self.toks[m].text in _NOT_ANSWER_SUBJECTS for m in range(self.sent_start[s], self.sent_end[s])):
             q.how, q.strength = "short sentence", 1
 
     def _echo_checks(self, q: Quantity) -> None:
@@ -998,8 +1075,31 @@ class Reader:
         if qn.binary and q.answer_head and not q.pct and raw in qn.plain_numbers:
             q.role = "a number from the question (echo)"
             return
-        if q.event is not None and not E.matches(q.event, qn):
+        event = q.event
+        if event is not None and E.is_generic(event):
+            # "... the probability of choosing a volunteer. The probability of this event is 0"
+            event = self._event_named_before(q.first) or event
+        if event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
+
+    def _event_named_before(self, i: int) -> E.Event | None:
+        """The last event the reply named with "probability of/that ..." before token ``i``."""
+        toks = self.toks
+        lo = max(0, i - 400)
+        for h in range(i - 2, lo - 1, -1):
+            t = toks[h]
+            if t.kind == WORD and t.text in W.PROBABILITY_HEADS and toks[h + 1].text in ("of", "that"):
+                desc: list[str] = []
+                for m in range(h + 2, min(i, h + 30)):
+                    x = toks[m]
+                    if x.kind in (NL, NUM) or (x.kind == PUNCT and x.text in ".,;:!?") or x.text == "is":
+                        break
+                    if x.kind == WORD:
+                        desc.append(x.text)
+                event = E.make_event(desc)
+                if desc and not E.is_generic(event):
+                    return event
+        return None
 
     # ------------------------------------------------------------------ pass 4: decision
 

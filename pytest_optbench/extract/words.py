@@ -69,12 +69,15 @@ TENS_ES = {"treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "seten
 
 UNITS_RU = {"ноль": 0, "один": 1, "одна": 1, "одного": 1, "два": 2, "две": 2, "двух": 2,
             "три": 3, "трёх": 3, "трех": 3, "четыре": 4, "четырёх": 4, "пять": 5, "пяти": 5,
-            "шесть": 6, "семь": 7, "восемь": 8, "девять": 9, "десять": 10, "десяти": 10,
+            "шесть": 6, "шести": 6, "семь": 7, "семи": 7, "восемь": 8, "восьми": 8, "девять": 9,
+            "девяти": 9, "десять": 10, "десяти": 10,
             "одиннадцать": 11, "двенадцать": 12, "тринадцать": 13, "четырнадцать": 14,
             "пятнадцать": 15, "шестнадцать": 16, "семнадцать": 17, "восемнадцать": 18,
             "девятнадцать": 19}
-TENS_RU = {"двадцать": 20, "тридцать": 30, "сорок": 40, "пятьдесят": 50, "шестьдесят": 60,
-           "семьдесят": 70, "восемьдесят": 80, "девяносто": 90}
+TENS_RU = {"двадцать": 20, "двадцати": 20, "тридцать": 30, "тридцати": 30, "сорок": 40,
+           "сорока": 40, "пятьдесят": 50, "пятидесяти": 50, "шестьдесят": 60, "шестидесяти": 60,
+           "семьдесят": 70, "семидесяти": 70, "восемьдесят": 80, "восьмидесяти": 80,
+           "девяносто": 90, "девяноста": 90}
 
 # Hindi number words are irregular; the round and half-round values people write.
 WORDS_HI = {"शून्य": 0, "एक": 1, "दो": 2, "तीन": 3, "चार": 4, "पाँच": 5, "पांच": 5, "छह": 6,
@@ -95,10 +98,28 @@ CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 HANGUL_DIGITS = {"영": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8,
                  "구": 9}
 
+# Shares in words ("about half", "a third", "two thirds"); the value is on 0-100.
+FRACTION_WORDS = {
+    "half": 50.0, "halves": 50.0, "third": 100 / 3, "thirds": 100 / 3, "quarter": 25.0,
+    "quarters": 25.0, "fifth": 20.0, "fifths": 20.0, "tenth": 10.0, "tenths": 10.0,
+    "hälfte": 50.0, "drittel": 100 / 3, "viertel": 25.0, "fünftel": 20.0, "zehntel": 10.0,
+    "moitié": 50.0, "tiers": 100 / 3, "quart": 25.0, "cinquième": 20.0, "dixième": 10.0,
+    "mitad": 50.0, "tercio": 100 / 3, "quinto": 20.0, "décimo": 10.0,
+    "половина": 50.0, "половину": 50.0, "треть": 100 / 3, "трети": 100 / 3, "четверть": 25.0,
+    "一半": 50.0, "半分": 50.0, "절반": 50.0, "आधा": 50.0, "आधी": 50.0, "तिहाई": 100 / 3,
+    "चौथाई": 25.0, "النصف": 50.0, "نصف": 50.0, "الثلث": 100 / 3, "ثلث": 100 / 3, "الربع": 25.0,
+    "ربع": 25.0,
+}
+# "two thirds", "three quarters", "zwei Drittel", "deux tiers", "две трети".
+FRACTION_COUNTS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "ein": 1, "eine": 1,
+                   "zwei": 2, "drei": 3, "un": 1, "une": 1, "deux": 2, "trois": 3, "una": 1,
+                   "dos": 2, "tres": 3, "एक": 1, "दो": 2, "तीन": 3, "две": 2, "три": 3}
+
 # "fifty-fifty" and friends: an even chance.
 EVEN_CHANCE = phrases("fifty - fifty", "fifty fifty", "50 - 50", "moitié - moitié", "halbe - halbe",
-                      "cincuenta - cincuenta", "пятьдесят на пятьдесят", "50 на 50", "五五开",
-                      "五分五分", "반반", "पचास - पचास", "خمسين بالمئة")
+                      "cincuenta - cincuenta", "пятьдесят на пятьдесят", "五五开", "五分五分", "반반", "반반입니다",
+                      "पचास - पचास", "fifty - fifty chance", "toss - up", "coin flip", "coin - flip",
+                      "even odds", "even chance")
 
 # --------------------------------------------------------------------------- fractions and odds
 
@@ -106,6 +127,8 @@ EVEN_CHANCE = phrases("fifty - fifty", "fifty fifty", "50 - 50", "moitié - moit
 ODDS_BETWEEN = phrases(
     "in", "out of", "of every", "in every", "chance in", "chances in", "sur", "chance sur",
     "chances sur", "von", "aus", "de cada", "entre", "de", "из", "на", "में से", "من", "من كل",
+    "шанс из", "шанса из", "шансов из", "chance auf", "chance von", "posibilidad entre",
+    "probabilidad entre", "sobre", "en",
 )
 # "<d> में से <n>" (hi) and "<d>分の<n>"/"<d>분의 <n>" (ja/ko) put the total first.
 ODDS_TOTAL_FIRST = phrases("में से")
@@ -135,13 +158,20 @@ ANSWER_HEADS = frozenset({
 })
 CJK_ANSWER_HEADS = ("答案", "回答", "答え", "估计", "估計", "推定", "見積", "评分", "評価", "预测",
                     "予測", "답변", "대답", "정답", "추정", "평가")
+# Labels that conclude ("Overall: 35%", "Bottom line: 40%").
+CONCLUSION_LABELS = frozenset({"overall", "conclusion", "bottom", "verdict", "summary", "tl;dr", "tldr",
+                               "fazit", "ergebnis", "итог", "итого", "вывод", "conclusión", "résumé",
+                               "निष्कर्ष", "الخلاصة", "النتيجة", "결론", "요약"})
+CJK_CONCLUSION = ("结论", "总结", "結論", "まとめ", "결론")
 # Label words that mark *the final* answer.
 FINAL_WORDS = frozenset({"final", "finale", "endgültige", "endgültig", "finalmente",
                          "итоговый", "окончательный", "최종", "अंतिम", "النهائية", "النهائي"})
 CJK_FINAL = ("最终", "最終", "最后", "最後", "최종")
 # A label that is itself a likelihood word ("Likely: 85%").
-LIKELY_LABELS = frozenset({"likely", "unlikely", "probable", "wahrscheinlich", "probablement",
-                           "вероятно", "가능", "संभावित", "محتمل"})
+LIKELY_LABELS = frozenset({"likely", "unlikely", "probable", "improbable", "certainly", "certain",
+                           "definitely", "probably", "possibly", "doubtful", "wahrscheinlich",
+                           "unwahrscheinlich", "probablement", "вероятно", "маловероятно", "가능",
+                           "संभावित", "محتمل"})
 
 # Copulas and prepositions that join a head (and its event) to the number.
 COPULAS = frozenset({
@@ -160,7 +190,8 @@ EVENT_OPENERS = frozenset({"that", "of", "for", "dass", "daß", "que", "qu'", "d
 # First-person lead-ins: "I'd say 70%", "Je dirais 70 %", "Ich schätze 70 %".
 LEADIN_VERBS = frozenset({
     "say", "estimate", "guess", "put", "go", "rate", "give", "pick", "settle", "assign", "place",
-    "reckon", "think", "believe", "answer", "peg", "choose", "stick", "land", "call",
+    "reckon", "think", "believe", "answer", "peg", "choose", "stick", "land", "call", "thought",
+    "said", "estimated", "guessed", "figured", "figure", "expect", "would've",
     "dirais", "dis", "estime", "estimerais", "pense", "mettrais", "situerais", "évalue", "table",
     "sage", "würde", "schätze", "schätzen", "tippe", "denke", "glaube", "veranschlage",
     "diría", "digo", "estimo", "estimaría", "calculo", "creo", "pienso", "pondría", "diria",
@@ -170,8 +201,10 @@ LEADIN_VERBS = frozenset({
 })
 FIRST_PERSON = frozenset({
     "i", "i'd", "i'll", "i'm", "id", "ill", "we", "we'd", "we'll", "my", "our", "me", "je", "j'",
-    "j'estime", "j'évalue", "ich", "wir", "yo", "diría", "я", "мы", "мой", "моя", "मैं", "मुझे",
-    "मेरा", "मेरी", "أنا", "let's", "let", "would",
+    "ich", "wir", "yo", "я", "мы", "мой", "моя", "моё", "मैं", "मुझे", "मेरा", "मेरी", "أنا",
+    "let's", "let", "would", "mein", "meine", "meiner", "unsere", "ma", "mon", "mes", "notre", "mi",
+    "mis", "nuestra", "nuestro", "제", "저의", "나의", "내", "저는", "나는", "我", "我的", "私の",
+    "私は", "僕", "تقديري", "رأيي",
 })
 # Words allowed around a number in a phrase that is nothing but the answer: hedges, lead-ins,
 # connectors ("Or 80%.", "Je dirais environ 70 %", "most likely around 65").
@@ -185,7 +218,8 @@ HEDGES = frozenset({
     "quizás", "quizá", "probablemente", "un", "el", "la", "del", "около", "примерно",
     "приблизительно", "порядка", "где-то", "почти", "возможно", "вероятно", "скорее", "всего",
     "약", "대략", "거의", "아마", "लगभग", "करीब", "क़रीब", "तकरीबन", "शायद", "قرابة", "حوالي",
-    "حوالى", "نحو", "تقريبا", "تقريبًا", "ربما", "يقارب", "ما", "~", "≈",
+    "حوالى", "نحو", "تقريبا", "تقريبًا", "ربما", "يقارب", "ما", "~", "≈", "بنحو", "بحوالي",
+    "بنسبة", "بما", "de", "d'", "like", "approx.",
 })
 CJK_HEDGES = ("大约", "大概", "约", "約", "左右", "差不多", "接近", "およそ", "程度", "くらい",
               "ぐらい", "前後", "ほど", "だいたい", "大体", "정도", "가량", "쯤", "대략", "거의")
@@ -228,15 +262,15 @@ CJK_BOUNDS = ("不到", "低于", "少于", "高于", "超过", "至少", "最�
 # Between the two ends of a range.
 RANGE_JOINERS = phrases("-", "–", "—", "to", "~", "〜", "～", "bis", "à", "a", "al", "до", "到",
                         "至", "から", "에서", "से", "إلى")
-RANGE_OPENERS = phrases("between", "zwischen", "entre", "между", "от", "from", "de", "del",
-                        "بين", "介于", "在")
-RANGE_AND = phrases("and", "und", "et", "y", "и", "و", "and about", "to", "à", "a", "bis", "до")
+RANGE_OPENERS = phrases("between", "zwischen", "entre", "entre el", "entre un", "между", "от", "from",
+                        "de", "del", "de un", "بين", "介于", "在", "somewhere between", "anywhere from")
+RANGE_AND = phrases("and", "und", "et", "y", "y el", "y un", "и", "و", "to", "à", "a", "al", "bis", "до")
 
 # --------------------------------------------------------------------------- other roles
 
 # After a percentage: the share of something, a change or a rate, not a probability.
 PROPORTION_AFTER = frozenset({
-    "of", "der", "aller", "des", "de", "del", "los", "las", "из", "का", "की", "के", "من",
+    "of", "der", "aller", "des", "de", "del", "los", "las", "из", "का", "की", "من",
     "more", "less", "fewer", "higher", "lower", "larger", "smaller", "bigger", "faster",
     "slower", "increase", "decrease", "increases", "decreases", "rise", "drop", "growth",
     "decline", "discount", "off", "interest", "tax", "margin", "share", "rate", "base",
@@ -279,7 +313,7 @@ CURRENCY = frozenset({"$", "€", "£", "¥", "₹", "₩", "₽", "usd", "eur",
                       "thousand", "k", "m", "bn"})
 # A word that opens a hypothetical: numbers in its sentence are for a variant, not the answer.
 HYPOTHETICAL = frozenset({"if", "suppose", "supposing", "assuming", "assume", "imagine", "were",
-                          "wenn", "falls", "angenommen", "si", "supposons", "supongamos",
+                          "wenn", "si", "supposons", "supongamos",
                           "если", "предположим", "допустим", "만약", "만일", "अगर", "यदि",
                           "إذا", "لو", "افترض"})
 CJK_HYPOTHETICAL = ("如果", "假如", "假设", "もし", "仮に", "만약")
@@ -357,4 +391,10 @@ STOPWORDS = frozenset({
     "der", "die", "das", "den", "dem", "ein", "eine", "einen", "dass", "wird", "ist", "und",
     "el", "los", "las", "una", "del", "se", "sea", "y", "что", "того", "в", "на", "и", "с",
     "की", "का", "के", "है", "कि", "में", "को", "से", "और", "أن", "في", "من", "على", "و",
+    "para", "su", "sus", "por", "con", "al", "lo", "en", "es", "ser", "pour", "sa", "son", "ses",
+    "par", "avec", "au", "aux", "dans", "être", "für", "zur", "zum", "vom", "von", "mit", "bei",
+    "sein", "seine", "ihr", "ihre", "werden", "zu", "im", "am", "auf", "по", "для", "к",
+    "от", "за", "из", "его", "её", "их", "будет", "быть", "लिए", "द्वारा", "पर", "था", "थी",
+    "होगा", "होगी", "जाएगा", "जाएगी", "किया", "गया", "वह", "यह", "إلى", "عن", "مع", "هذا", "هذه",
+    "التي", "الذي",
 })
