@@ -64,6 +64,14 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
     if text is None or not str(text).strip():
         return Parsed(None, EMPTY)
     raw = lexer.cap(str(text))
+    bare = raw.strip()
+    if len(bare) <= 6 and truncated is not True:
+        # The common case, fast: "65", "65%", "65 %", "60." (an integer 0-100 and nothing else).
+        digits = bare.rstrip(".").rstrip("%").rstrip()
+        if digits.isascii() and digits.isdigit() and len(digits) <= 3 and bare[len(digits):] in ("", ".", "%", " %", "%."):
+            value = int(digits)
+            if value <= 100:
+                return Parsed(float(value))
     asked = events.read_question(question) if question else None
     if "{" in raw:
         from_json = _from_json(raw, asked, truncated)

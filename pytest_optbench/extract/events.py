@@ -148,6 +148,7 @@ def is_generic(event: Event) -> bool:
     return bool(event.words) and all(w in _GENERIC for w in event.words) and event.mentions_answer is None
 
 
+@lru_cache(maxsize=4096)
 def matches(reply: Event, question: Question | None) -> bool:
     """Does a reply's event name the question's event (see the module docstring)?"""
     if question is None or question.event is None:

@@ -72,12 +72,19 @@ _CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | {
 
 _BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
 _PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
+_RANGE_WORDS = frozenset(w for p in W.RANGE_OPENERS | W.RANGE_AND | W.RANGE_JOINERS for w in p if w.isalpha())
 _REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
 # A short sentence with a percentage about one of these is a rate or a fact, not the answer.
 _NOT_ANSWER_SUBJECTS = frozenset({"rate", "rates", "average", "typically", "usually", "historically",
                                   "generally", "base", "baseline", "prior", "statistics", "survey",
                                   "study", "studies", "data", "nationally", "typical", "normally",
-                                  "quote", "quoted", "reported", "report", "reports"})
+                                  "quote", "quoted", "reported", "report", "reports", "grade", "score",
+                                  "scored", "need", "needs", "needed", "required", "threshold",
+                                  "minimum", "maximum", "mark", "marks", "cutoff", "tax", "interest",
+                                  "discount", "return", "yield", "growth", "margin", "share",
+                                  "percentile", "accuracy", "humidity", "battery", "capacity",
+                                  "complete", "completed", "done", "progress", "sale", "off",
+                                  "increase", "decrease", "rise", "fell", "grew", "dropped"})
 # "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
 _ANSWER_WORDS = frozenset({"answer", "réponse", "antwort", "respuesta", "ответ", "답", "답변", "정답", "उत्तर",
@@ -88,6 +95,10 @@ _CHANCE_WORDS = frozenset({"likely", "likelihood", "probable", "wahrscheinlich",
                            "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
 _LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", "looks", "ist", "sind",
                             "est", "sont", "es", "son", "—", "있습니다", "입니다"})
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "these", "those",
+                          "le", "la", "les", "der", "die", "das", "el", "los", "las"})
+_RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
+_ANY_HEAD = W.PROBABILITY_HEADS | W.ANSWER_HEADS | W.PROSE_ANSWER_HEADS
 _OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
                        "か", "ないし"})
 _OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
@@ -118,6 +129,7 @@ class Quantity:
     cut: bool = False
     operand: bool = False
     answer_head: bool = False    # presented by "the answer is", not "the probability is"
+    fraction: bool = False       # a fraction or odds ("7/10", "1 in 5"), not a percentage
     standalone: bool = False     # the number is its line's or reply's whole content
 
 
@@ -131,23 +143,46 @@ class Reading:
 # --------------------------------------------------------------------------- helpers
 
 
+_INDEXES: dict[frozenset[tuple[str, ...]],
+               tuple[dict[str, list[tuple[str, ...]]], dict[str, list[tuple[str, ...]]]]] = {}
+
+
+def _index(phrases: frozenset[tuple[str, ...]]) -> tuple[dict[str, list[tuple[str, ...]]],
+                                                         dict[str, list[tuple[str, ...]]]]:
+    """Phrases by first and by last word (built once per table), so a look-up at one position
+    costs the few phrases that can start or end there, not the whole table."""
+    found = _INDEXES.get(phrases)
+    if found is None:
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        by_last: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in phrases:
+            by_first.setdefault(phrase[0], []).append(phrase)
+            by_last.setdefault(phrase[-1], []).append(phrase)
+        found = _INDEXES[phrases] = (by_first, by_last)
+    return found
+
+
 def _phrase_at(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
     """Length of the longest phrase starting at token ``i`` (0 if none)."""
-    best = 0
     n = len(toks)
-    for phrase in phrases:
+    if i >= n:
+        return 0
+    best = 0
+    for phrase in _index(phrases)[0].get(toks[i].text, ()):
         k = len(phrase)
-        if k > best and i + k <= n and all(toks[i + m].text == phrase[m] for m in range(k)):
+        if k > best and i + k <= n and all(toks[i + m].text == phrase[m] for m in range(1, k)):
             best = k
     return best
 
 
 def _phrase_before(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
     """Length of the longest phrase ending right before token ``i``."""
+    if i <= 0:
+        return 0
     best = 0
-    for phrase in phrases:
+    for phrase in _index(phrases)[1].get(toks[i - 1].text, ()):
         k = len(phrase)
-        if k > best and i - k >= 0 and all(toks[i - k + m].text == phrase[m] for m in range(k)):
+        if k > best and i - k >= 0 and all(toks[i - k + m].text == phrase[m] for m in range(k - 1)):
             best = k
     return best
 
@@ -171,6 +206,7 @@ def _is_phrase_word(tok: Tok) -> bool:
     t = tok.text
     if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
             or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
+            or t in _RANGE_WORDS
             or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
         return True
     if not t.isascii():
@@ -223,6 +259,10 @@ class Reader:
         self.sent_all_qs: list[int] = []
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
+        self.first_content = 0
+        self.pct_before: list[int] = []
+        self.head_before: list[int] = []
+        self.anyhead_before: list[int] = []
         self.sent_interrogative: list[bool] = []
         self.sent_hypothetical_from: list[int] = []
 
@@ -284,6 +324,10 @@ class Reader:
         if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
                 and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
             return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
+        if j + 1 < n and toks[j].text in ("to", ":") and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
+            odds = self._odds(q, t.value, toks[j + 1].value, j + 1)
+            if odds is not None:
+                return odds
         # Fractions and odds: 7/10, 65 out of 100, 1 in 5, une chance sur trois, 1 из 5.
         if j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM:
             d = toks[j + 1]
@@ -309,9 +353,26 @@ class Reader:
         self._range_from(q, i, j)
         return q
 
+    def _odds(self, q: Quantity, x: float, y: float, last: int) -> Quantity | None:
+        """"3 to 1 in favour" (75), "3 to 1 against" (25); odds with no side are no answer."""
+        toks, n = self.toks, self.n
+        side = " ".join(toks[m].text for m in range(last + 1, min(n, last + 3)) if toks[m].kind == WORD)
+        odds_before = any(toks[m].text in ("odds", "chances") for m in range(max(0, q.first - 4), q.first))
+        if x + y <= 0:
+            return None
+        if side.startswith(("in favor", "in favour", "for", "on")):
+            self._fraction(q, x, x + y, last)
+        elif side.startswith("against"):
+            self._fraction(q, y, x + y, last)
+        elif odds_before:
+            q.last, q.role = last, "odds with no side (3 to 1 for or against?)"
+        else:
+            return None
+        return q
+
     def _fraction(self, q: Quantity, num: float, den: float, last: int) -> Quantity:
         q.last = last
-        q.pct = True
+        q.pct = q.fraction = True
         if num == den == 50:
             q.value = 50.0  # 50/50
         elif den == 0:
@@ -329,7 +390,7 @@ class Reader:
         if j >= n:
             return
         opener = _phrase_before(toks, i, W.RANGE_OPENERS)
-        joiners = W.RANGE_JOINERS | (W.RANGE_AND if opener else frozenset())
+        joiners = _RANGE_JOINERS_AFTER_OPENER if opener else W.RANGE_JOINERS
         k = _phrase_at(toks, j, joiners)
         if not k or j + k >= n or toks[j + k].kind != NUM:
             if j < n and toks[j].kind == PUNCT and toks[j].text == "±" and j + 1 < n and toks[j + 1].kind == NUM:
@@ -400,6 +461,17 @@ class Reader:
         del line_start
         self.sent_end.append(n)
         self.clause_end.append(n)
+        self.first_content = next((i for i in range(n) if toks[i].kind != NL), n)
+        # Prefix counts: percentages and probability heads before each token (O(1) range checks).
+        self.pct_before = [0] * (n + 1)
+        self.head_before = [0] * (n + 1)
+        self.anyhead_before = [0] * (n + 1)
+        for i in range(n):
+            t = toks[i]
+            owner = self.owner[i]
+            self.pct_before[i + 1] = self.pct_before[i] + (owner >= 0 and self.qs[owner].pct)
+            self.head_before[i + 1] = self.head_before[i] + (t.kind == WORD and t.text in W.PROBABILITY_HEADS)
+            self.anyhead_before[i + 1] = self.anyhead_before[i] + (t.kind == WORD and t.text in _ANY_HEAD)
         nsent, nclause = sent + 1, clause + 1
         self.clause_other = [0] * nclause
         self.clause_words = [0] * nclause
@@ -808,7 +880,7 @@ class Reader:
         label = toks[start:k]
         words = [t.text for t in label if t.kind == WORD]
         heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
-                 or w in W.CONCLUSION_LABELS]
+                 or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
         cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
         revision = any((w,) in W.REVISION for w in words)
         leadin = revision or any(w in W.LEADIN_VERBS for w in words) and (
@@ -898,22 +970,24 @@ class Reader:
                         before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
                         self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
                         return True
-        heads = [m for m in range(lo, a) if toks[m].kind == WORD and (
-            toks[m].text in W.PROBABILITY_HEADS or toks[m].text in W.ANSWER_HEADS) and self.owner[m] < 0]
+        if self.anyhead_before[a] == self.anyhead_before[lo]:
+            return False
+        heads = [m for m in range(lo, a) if toks[m].kind == WORD and self.owner[m] < 0 and (
+            toks[m].text in W.PROBABILITY_HEADS or toks[m].text in W.PROSE_ANSWER_HEADS
+            or (toks[m].text in W.ANSWER_HEADS and m > 0 and toks[m - 1].text in W.FIRST_PERSON))]
         for h in heads:
             # Another percentage between the head and the number: the head is not its own.
-            if any(self.owner[m] >= 0 and self.qs[self.owner[m]].pct for m in range(h + 1, a)):
+            if self.pct_before[a] - self.pct_before[h + 1]:
                 continue
             # "my estimate is that the probability is 40%": the nearer "probability" is the head.
-            if toks[h].text not in W.PROBABILITY_HEADS and any(
-                    toks[m].kind == WORD and toks[m].text in W.PROBABILITY_HEADS for m in range(h + 1, a)):
+            if toks[h].text not in W.PROBABILITY_HEADS and self.head_before[a] - self.head_before[h + 1]:
                 continue
             if self._parse_between(q, toks[h], toks[h + 1:a]):
                 return True
         return False
 
     def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
-        strip = W.COPULAS | {",", ":", "=", "which", "—", "-", "that", "it", "would", "expected",
+        strip = W.COPULAS | {",", ":", "=", "which", "—", "-", "it", "would", "expected",
                              "estimated", "set", "put", "therefore", "thus", "so", "then", "only",
                              "also", "roughly", "just", "exactly", "precisely", "likely", "given",
                              "be", "seems", "seem", "appears", "probably", "maybe", "perhaps",
@@ -989,7 +1063,7 @@ class Reader:
         # The event: after the head (and an opener), to the end of the clause.
         c = self.clause[q.first]
         end = self.clause_end[c] if c < len(self.clause_end) else n
-        desc_toks = [x for x in toks[j + 1:end] if x.kind in (WORD, NUM)]
+        desc_toks = [x for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
         if desc_toks and desc_toks[0].text in W.EVENT_OPENERS:
             desc_toks = desc_toks[1:]
         desc = [x.text for x in desc_toks]
@@ -1052,16 +1126,20 @@ class Reader:
         if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
             q.how = "phrase"
             whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
-            first_clause = all(self.toks[m].kind == NL for m in range(self.clause_start[c]))
+            first_clause = self.clause_start[c] <= self.first_content
             conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
-                             for m in range(self.clause_start[c], q.first))
+                             for m in range(max(self.clause_start[c], q.first - 6), q.first))
             q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
             q.standalone = whole_sentence and self.sent_words[s] <= 4
             return
-        if self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct \
-                and not self.sent_negated[s] and not any(
-                    self.toks[m].text in _NOT_ANSWER_SUBJECTS for m in range(self.sent_start[s], self.sent_end[s])):
-            q.how, q.strength = "short sentence", 1
+        if not (self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct and not q.fraction
+                and not self.sent_negated[s]):
+            return
+        before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
+        words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
+        if any(w in _NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in _DETERMINERS):
+            return  # "The passing grade is 60%", "The base rate is 30%": a fact about something else
+        q.how, q.strength = "short sentence", 1
 
     def _echo_checks(self, q: Quantity) -> None:
         qn = self.question
@@ -1079,13 +1157,25 @@ class Reader:
         if event is not None and E.is_generic(event):
             # "... the probability of choosing a volunteer. The probability of this event is 0"
             event = self._event_named_before(q.first) or event
+        elif event is None and q.how == "head" and q.prob:
+            # "What is the probability that a coin lands heads? The probability is 50%."
+            event = self._event_asked_just_before(q.first)
         if event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
 
-    def _event_named_before(self, i: int) -> E.Event | None:
+    def _event_asked_just_before(self, i: int) -> E.Event | None:
+        """The event of "probability that/of ..." in the question the reply asked right before
+        the sentence of token ``i`` (an invented or echoed question)."""
+        s = self.sent[i]
+        if s == 0 or not self.sent_interrogative[s - 1]:
+            return None
+        start = self.sent_start[s - 1]
+        return self._event_named_before(self.sent_end[s - 1] + 1, lo=start)
+
+    def _event_named_before(self, i: int, lo: int = -1) -> E.Event | None:
         """The last event the reply named with "probability of/that ..." before token ``i``."""
         toks = self.toks
-        lo = max(0, i - 400)
+        lo = max(0, i - 400, lo)
         for h in range(i - 2, lo - 1, -1):
             t = toks[h]
             if t.kind == WORD and t.text in W.PROBABILITY_HEADS and toks[h + 1].text in ("of", "that"):
@@ -1157,7 +1247,7 @@ class Reader:
         if q.pct or q.form != "point" or q.role is not None:
             return
         v = q.value
-        if not (0 < v < 1 or (v == 1 and q.prob and not q.label_form)):
+        if not (0 < v < 1 or (v == 1 and (q.prob or q.answer_head) and not q.label_form)):
             return
         if self._restated_as_percent(q):
             q.value = 100 * v

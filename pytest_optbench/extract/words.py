@@ -143,7 +143,7 @@ PROBABILITY_HEADS = frozenset({
     "posibilidades", "probabilidades", "вероятность", "вероятности", "вероятностью", "шанс",
     "шансы", "шансов", "확률", "확률은", "확률이", "확률을", "확률:", "가능성", "가능성은",
     "가능성이", "संभावना", "सम्भावना", "प्रायिकता", "احتمال", "الاحتمال", "احتمالية",
-    "الاحتمالية", "احتمالات", "فرصة", "فرص", "p",
+    "الاحتمالية", "احتمالات", "فرصة", "فرص",
 })
 CJK_PROBABILITY_HEADS = ("概率", "几率", "機率", "机率", "可能性", "確率", "可能性", "확률", "가능성")
 # Words that present "the answer" (a number after them is the reply's answer, on the
@@ -155,6 +155,14 @@ ANSWER_HEADS = frozenset({
     "ответ", "оценка", "прогноз", "답", "답변", "대답", "정답", "추정", "추정치", "추정치는",
     "평가", "점수", "예측", "उत्तर", "जवाब", "अनुमान", "रेटिंग", "إجابة", "الإجابة", "الجواب",
     "جواب", "تقدير", "التقدير", "تقديري", "تقييم", "التقييم",
+})
+# Of those, the ones that present the answer in running prose too ("my guess is 35%"); the
+# others ("score", "rating", "strength") only as labels or after "my" ("the score is 85" is a fact).
+PROSE_ANSWER_HEADS = frozenset({
+    "answer", "estimate", "estimation", "guess", "forecast", "prediction", "verdict", "antwort",
+    "schätzung", "einschätzung", "prognose", "réponse", "respuesta", "estimación", "pronóstico",
+    "ответ", "оценка", "прогноз", "답", "답변", "대답", "정답", "추정", "추정치", "추정치는", "예측",
+    "उत्तर", "जवाब", "अनुमान", "إجابة", "الإجابة", "الجواب", "جواب", "تقدير", "التقدير", "تقديري",
 })
 CJK_ANSWER_HEADS = ("答案", "回答", "答え", "估计", "估計", "推定", "見積", "评分", "評価", "预测",
                     "予測", "답변", "대답", "정답", "추정", "평가")
