@@ -57,6 +57,7 @@ class Tok:
     pct: bool = False        # the token itself carries the percent (百分之四十, 七成)
     ratio: bool = False      # a fraction written as one token (三分之一): value is already 0-100
     fractional: bool = False  # a share in words ("half", "a third"): value is already 0-100
+    listed: bool = False     # an item of "1,2,3" (commas and no spaces)
     newlines: int = 0        # NL tokens: how many line breaks
 
 
@@ -247,6 +248,7 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
                                              and text[end + 1].isdigit())):
             # "1,1,1": commas between digits separate items of a list.
             tok = _num_tok(int_part, "", i, j)
+            tok.listed = True
             return tok, j, True
         frac = text[j + 1:end]
         j = end
@@ -255,7 +257,8 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
             while j + 1 < n and text[j] in ".," and "0" <= text[j + 1] <= "9":
                 j = _digits_at(text, j + 1)
     tok = _num_tok(int_part, frac, i, j)
-    tok.odd = odd
+    tok.odd = odd or tok.odd
+    tok.listed = list_mode
     next_list = list_mode and j < n and text[j] == ","
     return tok, j, next_list
 

@@ -304,6 +304,8 @@ class Reader:
         q = Quantity(i, i, t.value, pct=t.pct or t.ratio, words=t.words, anchor=i)
         if t.odd:
             q.role = "not a quantity (a date, version or huge number)"
+        elif t.listed:
+            q.role = "an item of a list of numbers (1,2,3)"
         prev = toks[i - 1] if i > 0 else None
         if prev is not None and prev.kind == WORD and prev.text.endswith(W.CJK_PERCENT_BEFORE):
             q.pct = True  # 百分之65
@@ -403,13 +405,14 @@ class Reader:
         joiner = toks[j].text
         if low >= high:
             return  # "100 - 1" is arithmetic, "27 BCE to 19 CE" two numbers
+        if (q.pct or self._pct_after(j + k + 1)) and high > 100:
+            return  # "84% - 960": arithmetic, not a range of percentages
         if joiner == "-" and (toks[j].space != toks[j + 1].space):
             return
         kp = self._pct_after(j + k + 1)
         last = j + k + kp
-        # "from 20 to 30 percent of" etc.; "30%에서 40% 사이", "30 से 40 के बीच": a closing word
-        if last + 1 < n and toks[last + 1].kind == WORD and toks[last + 1].text in ("사이", "के", "之间", "の間"):
-            pass
+        if last + 1 < n and toks[last + 1].text in _RESULT_LINKS:
+            return  # "20 - 30 = -10" is arithmetic
         q.form, q.low, q.high = "range", low, high
         q.value = (low + high) / 2
         q.pct = q.pct or kp > 0
@@ -735,13 +738,15 @@ class Reader:
         toks, n = self.toks, self.n
         first, last = q.first, q.last
         t = toks[first]
-        if q.pct or q.form != "point" or t.decimals or not 0 <= t.value <= 50:
+        if q.pct or q.form != "point" or t.decimals or not 0 <= t.value <= 100:
             return None
         prev = toks[first - 1] if first > 0 else None
         nxt = toks[last + 1] if last + 1 < n else None
         after = toks[last + 2] if last + 2 < n else None
+        if t.value > 50 and not (prev is not None and prev.text == "(" and nxt is not None and nxt.text == ")"):
+            return None  # list items are small numbers; "(53)" is an option number too
         if prev is not None and prev.kind == PUNCT and prev.text == "(" and nxt is not None and nxt.kind == PUNCT and nxt.text == ")":
-            return "numbering ((1))"
+            return "numbering ((1))"  # "(80%)" has its percent sign, and "(1)" is not a restatement
         if prev is not None and prev.kind == PUNCT and prev.text == "#":
             return "numbering (#1)"
         if nxt is None or nxt.kind != PUNCT or nxt.text not in ".)":
