@@ -42,6 +42,7 @@ class Event:
     contrasts: frozenset[str] = frozenset()
     bigrams: frozenset[str] = frozenset()  # unspaced scripts
     mentions_answer: str | None = None     # "the answer is yes/no" -> "yes"/"no"
+    reference: bool = False                # "this event", "it": refers to an event named before
 
 
 @dataclass(frozen=True)
@@ -135,8 +136,9 @@ def make_event(tokens: list[str], raw: str = "") -> Event:
     if "answer" in tokens:
         answer = "yes" if "yes" in tokens else "no" if "no" in tokens else "other"
     negative = _negative(tokens + [raw] if raw else tokens)
+    reference = bool(tokens) and all(t in _GENERIC or t in ("the", "a", "an", "of") for t in tokens)
     return Event(tuple(words), negative, predicate, subject, compound, contrasts,
-                 _bigrams(raw) if raw and _is_cjk(raw) else frozenset(), answer)
+                 _bigrams(raw) if raw and _is_cjk(raw) else frozenset(), answer, reference)
 
 
 # Numbers written in words inside events ("within three years" = "within 3 years").
@@ -145,7 +147,7 @@ L_WORDS = {w: str(v) for w, v in {**W.UNITS_EN, **W.TENS_EN}.items()}
 
 def is_generic(event: Event) -> bool:
     """"this event", "it", "the outcome": a reference, not a description."""
-    return bool(event.words) and all(w in _GENERIC for w in event.words) and event.mentions_answer is None
+    return event.reference
 
 
 @lru_cache(maxsize=4096)

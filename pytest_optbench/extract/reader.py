@@ -656,6 +656,14 @@ class Reader:
                 return "a ratio or a time of day"
         if prev is not None and not t.space and prev.kind == PUNCT and prev.text == ":" and first >= 2 and toks[first - 2].kind == NUM:
             return "a ratio or a time of day"
+        # An operand of a formula with variables or brackets: "1 - (1 - p)", "100 * p".
+        if (nxt is not None and nxt.kind == PUNCT and nxt.text in "-+×*/÷" and nxt2 is not None
+                and ((nxt2.kind == PUNCT and nxt2.text == "(") or (nxt2.kind == WORD and len(nxt2.text) == 1))):
+            return "formula operand"
+        if (prev is not None and prev.kind == PUNCT and prev.text in "-+×*/÷" and first >= 2
+                and ((toks[first - 2].kind == PUNCT and toks[first - 2].text in "()")
+                     or (toks[first - 2].kind == WORD and len(toks[first - 2].text) == 1))):
+            return "formula operand"
         # Years and other large plain numbers.
         if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() and toks[first].decimals == 0:
             return "a year"
@@ -1233,13 +1241,11 @@ class Reader:
         q = self.qs[owner]
         if not (zero_dot or unfinished_joiner) and q.value == 100 and not toks[q.last].decimals:
             return  # "is 100": no continuation gives another value on the scale
-        if self.truncated is None and not (zero_dot or unfinished_joiner):
-            if q.standalone or q.how in ("label",) or len(self.qs) == 1 and self._whole_reply(q):
+        if self.truncated is None:
+            # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
+            # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
+            if not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply(q)):
                 return
-            if q.how is None:
-                return
-        if self.truncated is None and zero_dot and self._whole_reply(q):
-            return
         q.cut = True
         self.cut_unfinished = unfinished_joiner or zero_dot
 

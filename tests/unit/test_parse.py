@@ -38,6 +38,51 @@ def _none(text: str, why: str, **kw: object) -> None:
     assert result.reason is not None and why in result.reason, result
 
 
+# --------------------------------------------------------------------------- the labelling standard
+
+# Every example of the labelling standard (shared/data/README.md), as written there.
+STANDARD = [
+    ("65", 65), ("60.", 60), ("42.5", 42.5), ("65%", 65), ("65 %", 65), ("65 percent", 65), ("15 per cent", 15),
+    ("etwa 60 Prozent", 60), ("30 por ciento", 30), ("environ 40 %", 40), ("около 55%", 55), ("60 процентов", 60),
+    ("45パーセント", 45), ("약 35퍼센트", 35), ("लगभग 50 प्रतिशत", 50), ("٣٠ في المائة", 30), ("大约60%", 60),
+    ("百分之四十", 40), ("٦٠٪", 60), ("४०%", 40), ("２０％", 20), ("17,5 %", 17.5), ("Answer: 25", 25),
+    ("**Answer:** 65", 65), ("Final answer: **95**", 95), ("Estimate: 45", 45), ("Probability: 40%", 40),
+    ("Rating: 60", 60), ("Réponse : 35", 35), ("확률: 약 55%", 55), ('{"probability": 65}', 65), ("65/100", 65),
+    ("65 out of 100", 65), ("6/10", 60), ("9 out of 10", 90), ("1 in 5", 20), ("The answer is 1/8", 12.5),
+    ("one in three", 100 / 3), ("sixty-five percent", 65), ("fifty-fifty", 50), ("zero percent", 0),
+    ("No. Probability: 3%", 3), ("Yes, the answer is 97.", 97),
+    ("Since 30% of such projects succeed, I'd estimate 30", 30),
+    ("0.8 (80%)", 80), ("0.45, i.e. 45%", 45), ("0.0123 (or 1.23%)", 1.23), ("a probability of 0.7", 70),
+    ("a 0.75 probability", 75), ("The probability is 0.3", 30), ("The probability of X is 1 - 0.4 = 0.6", 60),
+    ("is 0.5%.", 0.5), ("0.2%", 0.2), ("between 20 and 30 percent", 25), ("30\u201340%", 35),
+    ("zwischen 30 und 50 Prozent", 40), ("50-60%, so 55", 55), ("60 to 70 percent, most likely around 65", 65),
+    ("Less than 5%", 5), ("over 80%", 80), ("above 95%", 95), ("At least 90% ... I'll say 95", 95),
+    ("around 35%, though it could be as high as 50%", 35), ("20 \u00b1 5", 20),
+    ("...so 40%. Actually, on reflection, 55%", 55), ("Correction: 40%", 40), ("let me revise that to 45%", 45),
+    ("My first instinct is 50%, but the record is strong. I'll go with 65", 65),
+    ("Roughly \u2248 18% on the first pass.\nFinal answer: 20", 20),
+    ("I'd say 40%; if the budget were cut, maybe 60", 40),
+    ("0.65", None), ("Answer: 0.2", None), ("The answer is 0.4", None), ("Probability: 0.6", None),
+    ("Probabilidad: 0,3", None), ("p = 0.1", None), ('{"probability": 0.4}', None), ("It is certain, which is 1.", None),
+    ("1,000 students", None), ("80% of customers renew when their subscription comes up", None),
+    ("which is 10% of the total", None), ("Option 2", None), ("from 0 to 100", None), ("a 0\u2013100 scale", None),
+    ("What is the probability that a number is 40 or more?", None), ("1 - (1 - p) =", None),
+    ("then multiply by 100 to get a percentage", None), ("If the probability were 0.3, ...", None), ("Yes.", None),
+    ("No, definitely not.", None), ("Yes, it does, through its delta.", None), ("I'd say 70%. Or 80%.", None),
+    ("either 20% or 50%, depending on the market", None), ("best case 30%, worst case 70%", None), ("120%!", None),
+    ("Any number from 0 to 100 would be a guess", None), ("Hiring depends on much more than the 30% base rate", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), STANDARD, ids=repr)
+def test_every_example_of_the_labelling_standard(text: str, expected: float | None) -> None:
+    result = parse_answer(text)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
+
+
 # --------------------------------------------------------------------------- 1. forms that count
 
 FORMS = [
@@ -237,8 +282,9 @@ def test_yes_no_without_a_probability(text: str) -> None:
     ("The probability that the product launches on time is 0.", False, 0),
     ("The probability that the product launches on time is 1", True, None),
     ("The probability that the product launches on time is 10", True, None),
-    ("The probability that the product launches on time is 10", None, None),
+    ("The probability that the product launches on time is 10", None, 10),  # unknown: it may be complete
     ("The probability that the product launches on time is 10", False, 10),
+    ("Since 30% of such projects succeed, I'd estimate 30", None, 30),
     ("The probability that the product launches on time is 85%", True, 85),
     ("The probability that the product launches on time is 0.5%.", True, 0.5),
     ("The probability that the product launches on time is 100", True, 100),
@@ -247,6 +293,7 @@ def test_yes_no_without_a_probability(text: str) -> None:
     ("We get 100% - 1 = 99", True, None),
     ("Answer: 25", None, 25),
     ("Answer: 25", True, None),
+    ("20 to", True, None),
     ("Probability: 80", None, 80),
     ("65", None, 65),
 ])
@@ -352,6 +399,94 @@ def test_stated_for_the_asked_event(reply: str, question: str, expected: float) 
 def test_stated_for_another_event_or_echoed(reply: str, question: str) -> None:
     result = parse_answer(reply, question=question)
     assert result.value is None, result
+
+
+# The question as context, in the ten languages: the asked event (and its negation) is
+# recognised in the reply's own words.
+Q_EN = ("A graduate student has submitted a first paper to a peer-reviewed journal.\n\nWhat is the "
+        "probability that the paper is accepted for publication?")
+Q_KO = "한 대학원생이 학술지에 첫 논문을 투고했다.\n\n이 논문이 게재 승인을 받을 확률은 얼마입니까?"
+Q_ZH = "一名研究生向期刊投出了第一篇论文。\n\n该论文被接受发表的概率是多少？"
+Q_JA = "ある大学院生が初めての論文を投稿した。\n\nその論文が掲載を認められる確率はどのくらいですか？"
+Q_RU = "Аспирант отправил статью в журнал.\n\nКакова вероятность того, что статью примут к публикации?"
+Q_DE = ("Ein Doktorand hat einen Artikel eingereicht.\n\nWie hoch ist die Wahrscheinlichkeit, dass der "
+        "Artikel angenommen wird?")
+Q_FR = "Un doctorant a soumis un article.\n\nQuelle est la probabilité que l'article soit accepté pour publication ?"
+Q_ES = ("Un estudiante envió un artículo.\n\n¿Cuál es la probabilidad de que el artículo sea aceptado para "
+        "su publicación?")
+Q_HI = "एक छात्र ने शोध-पत्र भेजा है।\n\nक्या संभावना है कि शोध-पत्र प्रकाशन के लिए स्वीकार किया जाएगा?"
+Q_AR = "قدم طالب ورقة بحثية.\n\nما احتمال قبول الورقة للنشر؟"
+
+IN_CONTEXT = [
+    (Q_EN, "The probability that the paper is accepted is 30%.", 30),
+    (Q_EN, "The probability that the paper is rejected is 70%.", None),
+    (Q_EN, "Chance of acceptance: 40%", 40), (Q_EN, "Chance of rejection: 60%", None),
+    (Q_EN, "I estimate a 25% probability that the paper is accepted.", 25),
+    (Q_KO, "이 논문이 게재 승인을 받을 확률은 약 35%입니다.", 35), (Q_KO, "게재 승인을 받지 못할 확률은 60%입니다.", None),
+    (Q_KO, "저는 40% 정도로 봅니다.", 40), (Q_KO, "최종 답: 25", 25), (Q_KO, "5분의 1 정도입니다.", 20),
+    (Q_KO, "두 가지 가능성이 있습니다: 30% 또는 50%.", None),
+    (Q_ZH, "该论文被接受发表的概率约为40%。", 40), (Q_ZH, "该论文未被接受发表的概率约为60%。", None),
+    (Q_ZH, "我估计大约是35%。", 35), (Q_ZH, "30%到40%之间", 35), (Q_ZH, "最终答案：20%", 20), (Q_ZH, "三分之一", 100 / 3),
+    (Q_JA, "その論文が掲載を認められる確率は約60%です。", 60), (Q_JA, "掲載される可能性は40%ほどでしょう。", 40),
+    (Q_JA, "30〜40%程度", 35), (Q_JA, "五分五分です。", 50), (Q_JA, "答え：45", 45),
+    (Q_RU, "Вероятность того, что статью примут, — около 45%.", 45),
+    (Q_RU, "Вероятность того, что статью не примут, — около 45%.", None),
+    (Q_RU, "Я оцениваю вероятность примерно в 35%.", 35), (Q_RU, "Не более 10%.", 10), (Q_RU, "Один шанс из пяти.", 20),
+    (Q_DE, "Die Wahrscheinlichkeit, dass der Artikel angenommen wird, liegt bei etwa 60 %.", 60),
+    (Q_DE, "Die Wahrscheinlichkeit, dass der Artikel nicht angenommen wird, liegt bei etwa 60 %.", None),
+    (Q_DE, "Meine Schätzung: 45 %", 45), (Q_DE, "Ungefähr ein Drittel.", 100 / 3), (Q_DE, "Zu etwa 70 % wahrscheinlich.", 70),
+    (Q_FR, "La probabilité que l'article soit accepté est d'environ 60 %.", 60),
+    (Q_FR, "La probabilité que l'article ne soit pas accepté est d'environ 60 %.", None),
+    (Q_FR, "Ma réponse : 25 %", 25), (Q_FR, "Je l'estime à 40 %.", 40), (Q_FR, "Une chance sur deux.", 50),
+    (Q_ES, "La probabilidad de que el artículo sea aceptado es de alrededor del 50 %.", 50),
+    (Q_ES, "Mi estimación: 45 %", 45), (Q_ES, "Una de cada cuatro.", 25), (Q_ES, "Entre el 20 y el 30 %.", 25),
+    (Q_HI, "मेरा अनुमान है कि संभावना लगभग 40% है।", 40), (Q_HI, "30 से 40 प्रतिशत के बीच", 35),
+    (Q_HI, "मुझे लगता है कि 70% संभावना है।", 70),
+    (Q_AR, "احتمال قبول الورقة حوالي ٦٥٪.", 65), (Q_AR, "احتمال عدم قبول الورقة حوالي ٦٥٪.", None),
+    (Q_AR, "أقدر الاحتمال بنحو 30%.", 30), (Q_AR, "بين ٢٠ و٣٠ في المائة", 25), (Q_AR, "واحد من كل خمسة", 20),
+]
+
+
+@pytest.mark.parametrize(("question", "reply", "expected"), IN_CONTEXT, ids=repr)
+def test_the_asked_event_in_ten_languages(question: str, reply: str, expected: float | None) -> None:
+    result = parse_answer(reply, question=question)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
+
+
+Q_RETAKE = ("A student who failed an exam is retaking it next term.\n\nWhat is the probability that the "
+            "student passes the exam on the second attempt?")
+# Replies in the style of small base models: invented scenarios and questions, facts, steps.
+SMALL_MODEL_STYLE = [
+    ("What is the probability that a coin lands heads? The probability is 50%.", None),
+    ("What is the probability that the student passes the exam? The probability is 60%.", 60),
+    ("The probability of the student passing the exam is 0.7. Therefore, the probability of the student not "
+     "passing is 0.3.", 70),
+    ("To calculate the probability of the student choosing a tutor, we first count tutors. The probability of "
+     "this event is 0.2.", None),
+    ("There is a 50% chance that it will rain tomorrow.", None),
+    ("The probability that the student passes the exam on the first attempt is 50%.", None),
+    ("In a class of 30 students, 20 passed the exam.", None),
+    ("Step 1: Find the probability of passing.\nStep 2: Subtract from 1.", None),
+    ("The passing grade is 60%.", None), ("The student needs 70% to pass.", None), ("The pass rate is 60%.", None),
+    ("The student's score is 85 out of 100.", None), ("The student is 20 years old and has 2 siblings.", None),
+    ("The student passed 3 of 5 exams, so the probability is 3/5 = 60%.", 60),
+    ("We can calculate this as 0.6 x 0.5 = 0.3. So the probability is 0.3.", 30),
+    ("The student has a 2 in 3 chance of passing.", 200 / 3), ("I'd say the odds are 3 to 1 in favor.", 75),
+    ("The odds are 3 to 1.", None), ("The probability of passing is 60 percent, or 0.6.", 60),
+    ("It depends on how much the student studies. If they study hard, 80%; if not, 40%.", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), SMALL_MODEL_STYLE, ids=repr)
+def test_small_model_style_replies(reply: str, expected: float | None) -> None:
+    result = parse_answer(reply, question=Q_RETAKE)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
 
 
 def test_arithmetic_that_does_not_add_up_is_not_an_answer() -> None:
