@@ -23,7 +23,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from .extract import events, lexer, reader
+from .extract import events, lexer, quantities, reader
 
 # Keys a JSON answer may carry its number under, most specific first. ("confidence" is not
 # one: a confidence in a stated yes/no is not the probability of yes.)
@@ -37,7 +37,7 @@ JSON_NO_KEY = "JSON answer has none of the answer keys"
 # The stable reasons, for callers that count them.
 REASONS = (EMPTY, reader.NO_NUMBER, reader.OTHER_ROLES, reader.SCALE_01, reader.CONFLICT,
            reader.TRUNCATED, reader.YES_NO, reader.REFUSAL, reader.OUT_OF_RANGE,
-           reader.PER_MILLE, JSON_NO_KEY)
+           quantities.PER_MILLE, reader.ECHO, JSON_NO_KEY)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,10 @@ class Question:
     binary: bool                    # a yes/no question (no "probability that" in it)
     plain_numbers: frozenset[float]
     percent_numbers: frozenset[float]
+    # (word, word, number) for each number of the question: a reply that has the same two
+    # tokens before the same number is quoting the question ("At a company, 1...").
+    contexts: frozenset[tuple[str, str, str]] = frozenset()
+    tokens: str = ""    # the question's tokens joined by spaces, to find quoted stretches
 
 
 def _is_cjk(text: str) -> bool:
@@ -191,6 +195,8 @@ def read_question(question: str) -> Question:
     toks = L.tokenize(text)
     plain = frozenset(t.value for i, t in enumerate(toks) if t.kind == L.NUM and not _pct_after(toks, i))
     pct = frozenset(t.value for i, t in enumerate(toks) if t.kind == L.NUM and _pct_after(toks, i))
+    contexts = frozenset(number_context(toks, i) for i, t in enumerate(toks) if t.kind == L.NUM and i >= 2)
+    joined = " " + " ".join(t.text for t in toks if t.kind != L.NL) + " "
     # The last sentence that asks about a probability (or the last sentence at all).
     sentences: list[list[L.Tok]] = [[]]
     for t in toks:
@@ -201,11 +207,16 @@ def read_question(question: str) -> Question:
         sentences[-1].append(t)
     sentences = [s for s in sentences if s]
     if not sentences:
-        return Question(None, True, plain, pct)
+        return Question(None, True, plain, pct, contexts, joined)
     asking = [s for s in sentences if any(_is_head(t) for t in s)]
     sentence = asking[-1] if asking else sentences[-1]
     binary = not asking
-    return Question(_event_of(sentence, binary), binary, plain, pct)
+    return Question(_event_of(sentence, binary), binary, plain, pct, contexts, joined)
+
+
+def number_context(toks: list[L.Tok], i: int) -> tuple[str, str, str]:
+    """The two tokens before the number at ``i`` and the number itself."""
+    return toks[i - 2].text, toks[i - 1].text, f"{toks[i].value:g}"
 
 
 def _pct_after(toks: list[L.Tok], i: int) -> bool:

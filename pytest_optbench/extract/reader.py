@@ -26,12 +26,14 @@ The rules are documented in docs/answer-extraction.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import events as E
 from . import lexer as L
+from . import quantities as Q
 from . import words as W
 from .lexer import NL, NUM, PUNCT, WORD, Tok
+from .quantities import PER_MILLE, Numbers, Quantity, phrase_at, phrase_before
 
 # Reasons (stable phrases; callers may count them).
 NO_NUMBER = "no number"
@@ -42,149 +44,32 @@ TRUNCATED = "truncated"
 YES_NO = "yes/no without a probability"
 REFUSAL = "refusal"
 OUT_OF_RANGE = "answer outside 0-100"
-PER_MILLE = "per-mille is not on the 0-100 scale"
 
 _SENTENCE_END = frozenset(".!?;")
 _CLAUSE_PUNCT = frozenset(",:()[]—–→|/\"")
-_OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
-_RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
 _NUMBER_WORD_ROLE = "number in words"
-_EN_SUBJECT_VERBS = frozenset({"say", "estimate", "guess", "put", "go", "rate", "give", "pick", "settle",
-                               "assign", "place", "reckon", "think", "believe", "answer", "peg",
-                               "choose", "stick", "land", "call", "würde", "thought", "said",
-                               "estimated", "guessed", "figured", "figure", "expect", "would've"})
-_LEADIN_FILLER = frozenset({"it", "this", "that", "at", "to", "with", "on", "be", "is", "the", "a",
-                            "an", "'s", "for", "as", "up", "in", "around", "about", "roughly",
-                            "somewhere", "here", "it's", "its", "l'", "à", "auf", "bei", "en", "в", "на", "que", "dass", "كـ", "ب", "أن", "की", "को", "लगभग", "कि",
-                            "है", "la", "le", "die", "das", "el", "probability", "chance",
-                            "odds", "likelihood", "estimate", "go", "rather"})
-_CJK_COPULA_CHARS = frozenset("约為为是は約がおよそ大概左右在将會会有的") | frozenset("은는이가약")
-_CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | {
-    "だと思います", "と思います", "と思う", "でしょう", "です", "だ", "입니다", "이에요", "예요",
-    "정도입니다", "我认为", "我觉得", "我估计", "大概是", "约为", "大约是", "是", "为", "吧", "左右吧",
-    "程度です", "くらいです", "ぐらいです", "ほどです", "前後です", "정도로", "쯤입니다",
-    "가량입니다", "정도라고", "생각합니다", "라고", "추정합니다", "예상합니다", "です。", "と推定します",
-    "と見積もります", "答案是", "我的答案是", "我的估计是", "大约", "约", "概率约为", "概率为", "百分之",
-    "で", "には", "では", "内", "以内",
-}, key=len, reverse=True))
 
 
+_CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | W.CJK_FILLER_WORDS, key=len, reverse=True))
+_HEAD_LINKS = W.COPULAS | W.HEAD_LINK_WORDS
 _BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
 _PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
 _RANGE_WORDS = frozenset(w for p in W.RANGE_OPENERS | W.RANGE_AND | W.RANGE_JOINERS for w in p if w.isalpha())
 _REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
-# A short sentence with a percentage about one of these is a rate or a fact, not the answer.
-_NOT_ANSWER_SUBJECTS = frozenset({"rate", "rates", "average", "typically", "usually", "historically",
-                                  "generally", "base", "baseline", "prior", "statistics", "survey",
-                                  "study", "studies", "data", "nationally", "typical", "normally",
-                                  "quote", "quoted", "reported", "report", "reports", "grade", "score",
-                                  "scored", "need", "needs", "needed", "required", "threshold",
-                                  "minimum", "maximum", "mark", "marks", "cutoff", "tax", "interest",
-                                  "discount", "return", "yield", "growth", "margin", "share",
-                                  "percentile", "accuracy", "humidity", "battery", "capacity",
-                                  "complete", "completed", "done", "progress", "sale", "off",
-                                  "increase", "decrease", "rise", "fell", "grew", "dropped"})
-# "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
-_ANSWER_WORDS = frozenset({"answer", "réponse", "antwort", "respuesta", "ответ", "답", "답변", "정답", "उत्तर",
-                           "الإجابة", "الجواب", "إجابة", "جواب"})
-# After a percentage, words that make it a probability of what follows ("70% likely that ...",
-# "90% confident the answer is yes").
-_CHANCE_WORDS = frozenset({"likely", "likelihood", "probable", "wahrscheinlich", "confident", "sure",
-                           "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
-_LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", "looks", "ist", "sind",
-                            "est", "sont", "es", "son", "—", "있습니다", "입니다"})
-_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "these", "those",
-                          "le", "la", "les", "der", "die", "das", "el", "los", "las"})
-_RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
 _ANY_HEAD = W.PROBABILITY_HEADS | W.ANSWER_HEADS | W.PROSE_ANSWER_HEADS
-_OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
-                       "か", "ないし"})
-_OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
 
 
-@dataclass(slots=True)
-class Quantity:
-    """A number with its percent sign, fraction, range or bound; ``value`` on 0-100 when
-    ``pct`` (percent, fraction, odds), else as written."""
-
-    first: int
-    last: int
-    value: float
-    pct: bool = False
-    form: str = "point"          # point | range | bound
-    words: bool = False
-    low: float = 0.0
-    high: float = 0.0
-    role: str | None = None      # why it is not an answer
-    how: str | None = None       # how it is presented
-    strength: int = 0
-    prob: bool = False           # in a sentence about "the probability": 0-1 means a probability
-    label_form: bool = False     # a labelled field ("Probability: 0.6")
-    final: bool = False
-    event: E.Event | None = None
-    anchor: int = -1             # first token of its arithmetic chain (or ``first``)
-    result: bool = False
-    cut: bool = False
-    operand: bool = False
-    answer_head: bool = False    # presented by "the answer is", not "the probability is"
-    fraction: bool = False       # a fraction or odds ("7/10", "1 in 5"), not a percentage
-    standalone: bool = False     # the number is its line's or reply's whole content
-
-
-@dataclass
+@dataclass(frozen=True)
 class Reading:
+    """The answer (on 0-100) or the reason there is none."""
+
     value: float | None
     reason: str | None
-    candidates: list[Quantity] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-_INDEXES: dict[frozenset[tuple[str, ...]],
-               tuple[dict[str, list[tuple[str, ...]]], dict[str, list[tuple[str, ...]]]]] = {}
-
-
-def _index(phrases: frozenset[tuple[str, ...]]) -> tuple[dict[str, list[tuple[str, ...]]],
-                                                         dict[str, list[tuple[str, ...]]]]:
-    """Phrases by first and by last word (built once per table), so a look-up at one position
-    costs the few phrases that can start or end there, not the whole table."""
-    found = _INDEXES.get(phrases)
-    if found is None:
-        by_first: dict[str, list[tuple[str, ...]]] = {}
-        by_last: dict[str, list[tuple[str, ...]]] = {}
-        for phrase in phrases:
-            by_first.setdefault(phrase[0], []).append(phrase)
-            by_last.setdefault(phrase[-1], []).append(phrase)
-        found = _INDEXES[phrases] = (by_first, by_last)
-    return found
-
-
-def _phrase_at(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
-    """Length of the longest phrase starting at token ``i`` (0 if none)."""
-    n = len(toks)
-    if i >= n:
-        return 0
-    best = 0
-    for phrase in _index(phrases)[0].get(toks[i].text, ()):
-        k = len(phrase)
-        if k > best and i + k <= n and all(toks[i + m].text == phrase[m] for m in range(1, k)):
-            best = k
-    return best
-
-
-def _phrase_before(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
-    """Length of the longest phrase ending right before token ``i``."""
-    if i <= 0:
-        return 0
-    best = 0
-    for phrase in _index(phrases)[1].get(toks[i - 1].text, ()):
-        k = len(phrase)
-        if k > best and i - k >= 0 and all(toks[i - k + m].text == phrase[m] for m in range(k - 1)):
-            best = k
-    return best
 
 
 def _is_number_text(text: str) -> bool:
@@ -236,7 +121,7 @@ def _cjk_filler(t: str) -> bool:
 # --------------------------------------------------------------------------- the reader
 
 
-class Reader:
+class Reader(Numbers):
     """One reply. ``read()`` returns its answer or the reason there is none."""
 
     def __init__(self, toks: list[Tok], question: E.Question | None, truncated: bool | None) -> None:
@@ -256,7 +141,6 @@ class Reader:
         self.clause_words: list[int] = []
         self.sent_words: list[int] = []
         self.sent_qs: list[int] = []
-        self.sent_all_qs: list[int] = []
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
         self.first_content = 0
@@ -268,164 +152,6 @@ class Reader:
 
     # ------------------------------------------------------------------ pass 1: quantities
 
-    def build(self) -> None:
-        toks, n = self.toks, self.n
-        i = 0
-        while i < n:
-            if toks[i].kind == NUM and self.owner[i] < 0:
-                q = self._quantity(i)
-                idx = len(self.qs)
-                self.qs.append(q)
-                for k in range(q.first, q.last + 1):
-                    self.owner[k] = idx
-                i = q.last + 1
-            else:
-                i += 1
-
-    def _pct_after(self, j: int) -> int:
-        """Tokens of a percent sign or word starting at ``j`` (0 if none)."""
-        toks = self.toks
-        if j >= self.n:
-            return 0
-        t = toks[j]
-        if t.kind == PUNCT and t.text == "%":
-            return 1
-        if t.kind == WORD:
-            k = _phrase_at(toks, j, W.PERCENT_AFTER)
-            if k:
-                return k
-            if not t.text.isascii() and t.text.startswith(W.CJK_PERCENT_PREFIXES):
-                return 1
-        return 0
-
-    def _quantity(self, i: int) -> Quantity:
-        toks, n = self.toks, self.n
-        t = toks[i]
-        q = Quantity(i, i, t.value, pct=t.pct or t.ratio, words=t.words, anchor=i)
-        if t.odd:
-            q.role = "not a quantity (a date, version or huge number)"
-        elif t.listed:
-            q.role = "an item of a list of numbers (1,2,3)"
-        prev = toks[i - 1] if i > 0 else None
-        if prev is not None and prev.kind == WORD and prev.text.endswith(W.CJK_PERCENT_BEFORE):
-            q.pct = True  # 百分之65
-        j = i + 1
-        k = self._pct_after(j)
-        if k:
-            q.pct, q.last, j = True, j + k - 1, j + k
-        if j < n and toks[j].kind == PUNCT and toks[j].text == "\u2030":
-            q.role, q.last = PER_MILLE, j
-            return q
-        if q.pct or t.ratio:
-            self._range_from(q, i, j)
-            return q
-        if (t.value == 50 and j + 1 < n and toks[j].text in ("-", "/", "на", ":") and toks[j + 1].kind == NUM
-                and toks[j + 1].value == 50):
-            q.pct, q.last = True, j + 1  # 50-50, 50/50: an even chance
-            return q
-        if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
-                and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
-            return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
-        if j + 1 < n and toks[j].text in ("to", ":") and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
-            odds = self._odds(q, t.value, toks[j + 1].value, j + 1)
-            if odds is not None:
-                return odds
-        # Fractions and odds: 7/10, 65 out of 100, 1 in 5, une chance sur trois, 1 из 5.
-        if j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM:
-            d = toks[j + 1]
-            if j + 3 < n and toks[j + 2].text == "/" and toks[j + 3].kind == NUM:
-                q.last = j + 3
-                q.role = "a date"
-                return q
-            return self._fraction(q, t.value, d.value, j + 1)
-        k = _phrase_at(toks, j, W.ODDS_BETWEEN) if j < n and toks[j].kind == WORD else 0
-        if k and j + k < n and toks[j + k].kind == NUM:
-            d = toks[j + k]
-            joiner = tuple(toks[m].text for m in range(j, j + k))
-            if joiner in W.ODDS_TOTAL_FIRST:  # "5 में से 1"
-                return self._fraction(q, d.value, t.value, j + k)
-            explicit = joiner in (("out", "of"), ("of", "every"), ("in", "every"))
-            plausible = explicit or (0 <= t.value <= d.value and d.value >= 2 and float(d.value).is_integer()
-                         and float(t.value).is_integer() and not 1800 <= d.value <= 2100
-                         and not self._pct_after(j + k + 1))
-            if joiner in (("de",), ("من",), ("на",), ("a",), ("en",)) and not t.words:
-                plausible = plausible and self._pct_after(j + k + 1) == 0 and t.value < d.value and d.value in (2, 3, 4, 5, 6, 8, 10, 20, 100)
-            if plausible:
-                return self._fraction(q, t.value, d.value, j + k)
-        self._range_from(q, i, j)
-        return q
-
-    def _odds(self, q: Quantity, x: float, y: float, last: int) -> Quantity | None:
-        """"3 to 1 in favour" (75), "3 to 1 against" (25); odds with no side are no answer."""
-        toks, n = self.toks, self.n
-        side = " ".join(toks[m].text for m in range(last + 1, min(n, last + 3)) if toks[m].kind == WORD)
-        odds_before = any(toks[m].text in ("odds", "chances") for m in range(max(0, q.first - 4), q.first))
-        if x + y <= 0:
-            return None
-        if side.startswith(("in favor", "in favour", "for", "on")):
-            self._fraction(q, x, x + y, last)
-        elif side.startswith("against"):
-            self._fraction(q, y, x + y, last)
-        elif odds_before:
-            q.last, q.role = last, "odds with no side (3 to 1 for or against?)"
-        else:
-            return None
-        return q
-
-    def _fraction(self, q: Quantity, num: float, den: float, last: int) -> Quantity:
-        q.last = last
-        q.pct = q.fraction = True
-        if num == den == 50:
-            q.value = 50.0  # 50/50
-        elif den == 0:
-            q.value = float("nan")  # "0/0": presented, it is an answer outside 0-100
-        else:
-            q.value = 100 * num / den
-        k = self._pct_after(last + 1)
-        if k:
-            q.last = last + k
-        return q
-
-    def _range_from(self, q: Quantity, i: int, j: int) -> None:
-        """``q`` (tokens i..j-1) may start a range: 20-30%, 20 to 30 percent, between 20 and 30."""
-        toks, n = self.toks, self.n
-        if j >= n:
-            return
-        opener = _phrase_before(toks, i, W.RANGE_OPENERS)
-        joiners = _RANGE_JOINERS_AFTER_OPENER if opener else W.RANGE_JOINERS
-        k = _phrase_at(toks, j, joiners)
-        if not k or j + k >= n or toks[j + k].kind != NUM:
-            if j < n and toks[j].kind == PUNCT and toks[j].text == "±" and j + 1 < n and toks[j + 1].kind == NUM:
-                q.last = j + 1 + self._pct_after(j + 2)
-            return
-        y = toks[j + k]
-        if y.odd or y.words != q.words and not y.words and q.words:
-            return
-        low, high = q.value if not toks[i].ratio else toks[i].value, y.value
-        joiner = toks[j].text
-        if low >= high:
-            return  # "100 - 1" is arithmetic, "27 BCE to 19 CE" two numbers
-        if (q.pct or self._pct_after(j + k + 1)) and high > 100:
-            return  # "84% - 960": arithmetic, not a range of percentages
-        if joiner == "-" and (toks[j].space != toks[j + 1].space):
-            return
-        kp = self._pct_after(j + k + 1)
-        last = j + k + kp
-        if last + 1 < n and toks[last + 1].text in _RESULT_LINKS:
-            return  # "20 - 30 = -10" is arithmetic
-        q.form, q.low, q.high = "range", low, high
-        q.value = (low + high) / 2
-        q.pct = q.pct or kp > 0
-        q.last = last
-        if opener:
-            q.anchor = q.first  # the opener is found again when looking back
-        if low in (0, 1) and high in (10, 100) and (opener or joiner in ("-", "–", "to", "bis", "à", "a", "до")):
-            scale_words = {"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"}
-            before = {toks[m].text for m in range(max(0, i - 4), i)}
-            after = {toks[m].text for m in range(last + 1, min(n, last + 4))}
-            if low == 0 and high == 100 or scale_words & (before | after):
-                q.role = "the instruction's scale (from 0 to 100)"
-
     # ------------------------------------------------------------------ structure
 
     def structure(self) -> None:
@@ -434,7 +160,6 @@ class Reader:
         sent = clause = 0
         self.sent_start.append(0)
         self.clause_start.append(0)
-        line_start = True
         for i in range(n):
             t = toks[i]
             inside = self.owner[i] >= 0
@@ -460,8 +185,6 @@ class Reader:
                 self.clause_end.append(i)
                 clause += 1
                 self.clause_start.append(i + 1)
-            line_start = t.kind == NL
-        del line_start
         self.sent_end.append(n)
         self.clause_end.append(n)
         self.first_content = next((i for i in range(n) if toks[i].kind != NL), n)
@@ -513,7 +236,7 @@ class Reader:
             if self.sent_hypothetical_from[s] >= 0:
                 continue
             if t.kind == WORD and (t.text in W.HYPOTHETICAL or _cjk_has(t.text, W.CJK_HYPOTHETICAL)):
-                if _phrase_at(toks, i, W.HYPOTHETICAL_EXCEPTIONS):
+                if phrase_at(toks, i, W.HYPOTHETICAL_EXCEPTIONS):
                     continue
                 if t.text == "were" and not any(toks[m].text == "if" for m in range(max(0, i - 8), i)):
                     continue
@@ -533,82 +256,10 @@ class Reader:
     # ------------------------------------------------------------------ pass 2: roles
 
     def roles(self) -> None:
-        self._arithmetic()
-        self._scale_pairs()
-        for idx, q in enumerate(self.qs):
+        self.link()
+        for q in self.qs:
             if q.role is None:
-                q.role = self._role(q, idx)
-
-    def _gap(self, a: Quantity, b: Quantity) -> list[Tok]:
-        return self.toks[a.last + 1:b.first]
-
-    def _arithmetic(self) -> None:
-        """Operands of ``a op b`` and results of ``... = c``; a result that does not follow from
-        a single operation on two numbers is "inconsistent arithmetic"."""
-        qs = self.qs
-        chain_start = -1
-        for k in range(1, len(qs)):
-            a, b = qs[k - 1], qs[k]
-            gap = [t for t in self._gap(a, b)]
-            texts = [t.text for t in gap]
-            if len(texts) > 3 or any(t.kind == NL for t in gap):
-                chain_start = -1
-                continue
-            if len(texts) == 1 and texts[0] in _OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):
-                if texts == ["-"] and a.form == "range":
-                    continue
-                a.operand = b.operand = True
-                a.role = b.role = "formula operand"
-                if chain_start < 0:
-                    chain_start = a.anchor
-                b.anchor = chain_start
-                continue
-            if texts and all(x in _RESULT_LINKS or x in ("is", "approximately", "about", "roughly", "which", ",")
-                             for x in texts) and any(x in _RESULT_LINKS for x in texts):
-                start = chain_start if a.operand else a.anchor
-                b.result, b.anchor = True, start
-                if a.operand:
-                    expected = self._evaluate(k - 1)
-                    if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
-                        b.role = "inconsistent arithmetic"
-                else:
-                    a.role = a.role or "restated by a later number"
-                chain_start = -1
-                continue
-            chain_start = -1
-
-    def _evaluate(self, k: int) -> float | None:
-        """``a op b`` ending at quantity ``k``, when it is exactly that."""
-        if k < 1:
-            return None
-        a, b = self.qs[k - 1], self.qs[k]
-        if k >= 2 and self.qs[k - 2].operand and len(self._gap(self.qs[k - 2], a)) == 1:
-            return None  # longer expressions are not checked
-        op = " ".join(t.text for t in self._gap(a, b))
-        x, y = self.toks[a.first].value, self.toks[b.first].value
-        if op in ("+", "plus"):
-            return x + y
-        if op in ("-", "minus"):
-            return x - y
-        if op in ("×", "*", "x", "times", "⋅", "·", "multiplied by"):
-            return x * y
-        if op in ("÷", "divided by") and y != 0:
-            return x / y
-        return None
-
-    @staticmethod
-    def _close(expected: float, stated: float) -> bool:
-        return abs(expected - stated) <= max(0.006, 0.02 * abs(stated))
-
-    def _scale_pairs(self) -> None:
-        """"from 0 (not at all) to 100 (...)": both ends of the instruction's scale."""
-        qs, toks = self.qs, self.toks
-        for k in range(1, len(qs)):
-            a, b = qs[k - 1], qs[k]
-            if a.value in (0, 1) and b.value == 100 and not a.pct and b.last - a.first <= 12:
-                between = {toks[m].text for m in range(a.last + 1, b.first)}
-                if between & {"to", "and", "-", "–", "bis", "à", "a", "до", "到", "से", "إلى", "~"}:
-                    a.role = b.role = "the instruction's scale (from 0 to 100)"
+                q.role = self._role(q)
 
     def _prev(self, i: int, skip_hedges: bool = True) -> int:
         """Index of the token before ``i``, skipping hedges and bound words when asked."""
@@ -616,7 +267,7 @@ class Reader:
         k = i - 1
         while k >= 0 and skip_hedges:
             t = toks[k]
-            m = _phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
+            m = phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
             if m:
                 k -= m
                 continue
@@ -629,7 +280,7 @@ class Reader:
             break
         return k
 
-    def _role(self, q: Quantity, idx: int) -> str | None:
+    def _role(self, q: Quantity) -> str | None:
         toks, n = self.toks, self.n
         first, last = q.first, q.last
         t = toks[first]
@@ -790,20 +441,17 @@ class Reader:
 
     def present(self) -> None:
         self.sent_qs = [0] * len(self.sent_qs)
-        self.sent_all_qs = [0] * len(self.sent_qs)
         self.sent_negated = [False] * len(self.sent_qs)
         for q in self.qs:
             if q.role is None:
                 self.sent_qs[self.sent[q.first]] += 1
-            if q.role != _NUMBER_WORD_ROLE:
-                self.sent_all_qs[self.sent[q.first]] += 1
         for i, t in enumerate(self.toks):
             if t.kind == WORD and (t.text in W.NEGATIONS or t.text.endswith("n't")):
                 self.sent_negated[self.sent[i]] = True
-        for idx, q in enumerate(self.qs):
+        for q in self.qs:
             if q.role is not None:
                 continue
-            self._present(q, idx)
+            self._present(q)
             if q.how is not None and q.role is None:
                 self._echo_checks(q)
         self._alternatives()
@@ -814,8 +462,8 @@ class Reader:
         qs = self.qs
         for k in range(1, len(qs)):
             a, b = qs[k - 1], qs[k]
-            gap = [t.text for t in self._gap(a, b) if t.text != ","]
-            if len(gap) != 1 or gap[0] not in _OR_WORDS or abs(a.value - b.value) <= 0.01:
+            gap = [t.text for t in self.gap(a, b) if t.text != ","]
+            if len(gap) != 1 or gap[0] not in W.OR_WORDS or abs(a.value - b.value) <= 0.01:
                 continue
             if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
                 if a.how is not None or b.how is not None:
@@ -827,15 +475,15 @@ class Reader:
             elif b.role is None and b.how is not None and a.role is not None and a.role != _NUMBER_WORD_ROLE:
                 b.role = "an alternative to a number in another role"
 
-    def _present(self, q: Quantity, idx: int) -> None:
+    def _present(self, q: Quantity) -> None:
         toks = self.toks
         anchor = q.anchor if q.result else q.first
         a = self._prev(anchor) + 1  # first token of the hedges/bounds before the number
         if q.form == "point" and a < anchor and any(
-                _phrase_at(toks, m, W.BOUNDS_BEFORE) for m in range(a, anchor)):
+                phrase_at(toks, m, W.BOUNDS_BEFORE) for m in range(a, anchor)):
             q.form = "bound"
         if q.form == "point" and q.last + 1 < self.n and (
-                _phrase_at(toks, q.last + 1, W.BOUNDS_AFTER)
+                phrase_at(toks, q.last + 1, W.BOUNDS_AFTER)
                 or (toks[q.last + 1].kind == WORD and toks[q.last + 1].text.startswith(W.CJK_BOUNDS))):
             q.form = "bound"
         if self._label(q, a):
@@ -899,7 +547,7 @@ class Reader:
         leadin = revision or any(w in W.LEADIN_VERBS for w in words) and (
             any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
         if heads or cjk_head or leadin:
-            final = any(w in W.FINAL_WORDS or w in _ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
+            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
                         for w in words)
             q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
             desc = self._descriptor_from_label(label)
@@ -918,18 +566,6 @@ class Reader:
             return True
         q.standalone = True
         return True
-
-    @staticmethod
-    def _in_parens(label: list[Tok], tok: Tok) -> bool:
-        depth = 0
-        for t in label:
-            if t is tok:
-                return depth > 0
-            if t.text == "(":
-                depth += 1
-            elif t.text == ")":
-                depth -= 1
-        return False
 
     @staticmethod
     def _descriptor_from_label(label: list[Tok]) -> list[str]:
@@ -959,7 +595,7 @@ class Reader:
                 raw = raw.replace(marker, "")
             return [raw] if raw and not raw.isascii() else []
         after = texts[heads[-1] + 1:]
-        if after and after[0] in _LABEL_COMMENT:
+        if after and after[0] in W.LABEL_COMMENT:
             after = []  # "The chances are slim:" comments on the number, it names no event
         before = [w for w in texts[:heads[-1]] if w not in skip]
         out = [w for w in before + after if w not in skip]
@@ -979,7 +615,7 @@ class Reader:
                 pos = word.rfind(head)
                 if pos >= 0:
                     rest = word[pos + len(head):]
-                    if all(c in _CJK_COPULA_CHARS for c in rest):
+                    if all(c in W.CJK_COPULA_CHARS for c in rest):
                         before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
                         self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
                         return True
@@ -1000,19 +636,12 @@ class Reader:
         return False
 
     def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
-        strip = W.COPULAS | {",", ":", "=", "which", "—", "-", "it", "would", "expected",
-                             "estimated", "set", "put", "therefore", "thus", "so", "then", "only",
-                             "also", "roughly", "just", "exactly", "precisely", "likely", "given",
-                             "be", "seems", "seem", "appears", "probably", "maybe", "perhaps",
-                             "think", "i", "say", "'d", "i'd", "in", "my", "view", "opinion",
-                             "honestly", "frankly", "realistically", "overall", "final", "here",
-                             "de", "du", "la", "le", "el", "die", "der", "ungefähr", "etwa",
-                             "около", "примерно", "है", "लगभग", "हो", "सकती", "सकता"}
+        strip = _HEAD_LINKS
         texts = [t.text for t in between]
         link = None
         copulas = 0
         while texts and texts[-1] in strip:
-            if texts[-1] in _OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in _OF_LIKE):
+            if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in W.OF_LIKE):
                 return False  # "a pool of 5%": "of" after an event is not a copula
             if link is None:
                 link = texts[-1]
@@ -1021,7 +650,7 @@ class Reader:
             texts.pop()
         is_prob = head.text in W.PROBABILITY_HEADS
         ascii_head = head.text.isascii()
-        if texts and all(x in strip or x in _OPERATORS or x in _RESULT_LINKS or _is_number_text(x) for x in texts) \
+        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or _is_number_text(x) for x in texts) \
                 and any(_is_number_text(x) for x in texts):
             texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
         while texts and texts[0] in (",", "—", ":"):
@@ -1070,8 +699,8 @@ class Reader:
             return False
         t = toks[j]
         opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
-        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in _CHANCE_WORDS)
-        if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS) and t.text.startswith(("の", "의", "")))):
+        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS)
+        if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
             return False
         # The event: after the head (and an opener), to the end of the clause.
         c = self.clause[q.first]
@@ -1106,22 +735,20 @@ class Reader:
 
     def _leadin(self, q: Quantity, a: int) -> bool:
         toks = self.toks
-        c = self.clause[q.first]
         s = self.sent[q.first]
         lo = max(self.sent_start[s], a - 10)
         k = a - 1
         while k >= lo:
             t = toks[k]
             if t.kind == WORD and t.text in W.LEADIN_VERBS:
-                if t.text in _EN_SUBJECT_VERBS or t.text in ("estimate", "guess", "answer"):
+                if t.text in W.EN_LEADIN_NEEDS_SUBJECT or t.text in ("estimate", "guess", "answer"):
                     subject = any(toks[m].kind == WORD and toks[m].text in W.FIRST_PERSON
                                   for m in range(max(lo - 3, k - 4, 0), k))
                     if not subject:
                         return False
                 q.how, q.strength = "leadin", 2
-                _ = c
                 return True
-            if t.kind == WORD and t.text not in _LEADIN_FILLER and t.text not in W.HEDGES:
+            if t.kind == WORD and t.text not in W.LEADIN_FILLER and t.text not in W.HEDGES:
                 return False
             if t.kind in (NUM, NL) or (t.kind == PUNCT and t.text not in ",:'\"~"):
                 return False
@@ -1150,7 +777,7 @@ class Reader:
             return
         before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
         words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
-        if any(w in _NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in _DETERMINERS):
+        if any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS):
             return  # "The passing grade is 60%", "The base rate is 30%": a fact about something else
         q.how, q.strength = "short sentence", 1
 
@@ -1159,6 +786,10 @@ class Reader:
         if qn is None:
             return
         raw = self.toks[q.first].value
+        if q.how != "label" and (
+                (q.first >= 2 and E.number_context(self.toks, q.first) in qn.contexts) or self._quoted(q, qn)):
+            q.role = "quoted from the question"
+            return
         if q.strength <= 1 and q.form == "point" and (
                 (q.pct and raw in qn.percent_numbers) or (not q.pct and raw in qn.plain_numbers)):
             q.role = "restated from the question"
@@ -1175,6 +806,15 @@ class Reader:
             event = self._event_asked_just_before(q.first)
         if event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
+
+    def _quoted(self, q: Quantity, qn: E.Question) -> bool:
+        """The number and the (at least three) tokens before it in its sentence are a stretch of
+        the question -- also when the number is cut short ("At a company, 1" for "..., 10%")."""
+        start = max(self.sent_start[self.sent[q.first]], q.first - 12)
+        before = [t.text for t in self.toks[start:q.first] if t.kind != NL]
+        if len(before) < 3:
+            return False
+        return " " + " ".join(before) + " " + self.toks[q.first].text in qn.tokens
 
     def _event_asked_just_before(self, i: int) -> E.Event | None:
         """The event of "probability that/of ..." in the question the reply asked right before
@@ -1241,15 +881,15 @@ class Reader:
         q = self.qs[owner]
         if not (zero_dot or unfinished_joiner) and q.value == 100 and not toks[q.last].decimals:
             return  # "is 100": no continuation gives another value on the scale
-        if self.truncated is None:
-            # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
-            # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
-            if not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply(q)):
-                return
+        # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
+        # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
+        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply())):
+            return
         q.cut = True
         self.cut_unfinished = unfinished_joiner or zero_dot
 
-    def _whole_reply(self, q: Quantity) -> bool:
+    def _whole_reply(self) -> bool:
+        """The reply is nothing but quantities and phrase words ("0.", "About 65%.")."""
         return all(self.owner[m] >= 0 or _is_phrase_word(self.toks[m]) for m in range(self.n))
 
     def scale(self, q: Quantity) -> None:
@@ -1283,7 +923,6 @@ class Reader:
         return False
 
     def decide(self) -> Reading:
-        toks = self.toks
         cands = [q for q in self.qs if q.how is not None and q.role is None]
         cut = [q for q in cands if q.cut]
         cands = [q for q in cands if not q.cut]
@@ -1295,14 +934,10 @@ class Reader:
             return Reading(None, self._no_answer_reason(cut, ambiguous))
         # Explicit revision: a later answer after a retraction cue replaces the earlier ones.
         kept: list[Quantity] = []
-        prev_end = -1
         for q in cands:
-            start = q.anchor if q.result else q.first
-            lo = self.sent_start[self.sent[start]] if prev_end < 0 else prev_end + 1
-            if kept and self._revision_between(max(lo, prev_end + 1), start):
+            if kept and self._revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
                 kept = []
             kept.append(q)
-            prev_end = q.last
         cands = kept
         # A marked final answer wins over what came before it.
         finals = [k for k, q in enumerate(cands) if q.final]
@@ -1320,18 +955,17 @@ class Reader:
                 values.append(q.value)
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in values[:5])
-            return Reading(None, f"{CONFLICT} ({shown})", cands)
+            return Reading(None, f"{CONFLICT} ({shown})")
         value = values[0]
         if math.isnan(value) or not 0 <= value <= 100:
-            return Reading(None, f"{OUT_OF_RANGE} ({value:g})", cands)
-        _ = toks
-        return Reading(float(value), None, cands)
+            return Reading(None, f"{OUT_OF_RANGE} ({value:g})")
+        return Reading(float(value), None)
 
     def _revision_between(self, a: int, b: int) -> bool:
         toks = self.toks
         for m in range(a, b):
             if toks[m].kind == WORD:
-                if _phrase_at(toks, m, W.REVISION):
+                if phrase_at(toks, m, W.REVISION):
                     return True
                 if _cjk_has(toks[m].text, W.CJK_REVISION):
                     return True
@@ -1348,13 +982,10 @@ class Reader:
         first = next((t for t in toks if t.kind in (WORD, NUM)), None)
         if first is not None and first.kind == WORD and (first.text in W.YES_NO or first.text.startswith(W.CJK_YES_NO)):
             return YES_NO
-        if any(q.how is not None and q.role == PER_MILLE for q in self.qs) or any(q.role == PER_MILLE for q in self.qs):
+        if any(q.role == PER_MILLE for q in self.qs):
             return PER_MILLE
         if not self.qs or all(q.words and q.role == _NUMBER_WORD_ROLE for q in self.qs):
             return NO_NUMBER
-        out_of_range = [q for q in self.qs if q.how is not None and q.role is None]
-        if out_of_range:
-            return OUT_OF_RANGE
         free = {q.value for q in self.qs if q.role is None and q.pct}
         if len(free) >= 2 and self._starts_with(W.UNDECIDED):
             return f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})"
@@ -1363,12 +994,17 @@ class Reader:
     def _starts_with(self, phrases: frozenset[tuple[str, ...]]) -> bool:
         toks = self.toks
         limit = min(self.n, 80)
-        return any(toks[m].kind == WORD and _phrase_at(toks, m, phrases) for m in range(limit))
+        return any(toks[m].kind == WORD and phrase_at(toks, m, phrases) for m in range(limit))
+
+
+ECHO = "no answer: an echo of the question"
 
 
 def read(text: str, question: E.Question | None, truncated: bool | None) -> Reading:
     """The answer a prepared reply text presents (see the module docstring)."""
     toks = L.tokenize(text)
+    if question is not None and _echoes(toks, question):
+        return Reading(None, ECHO)
     reader = Reader(toks, question, truncated)
     reader.build()
     reader.structure()
@@ -1376,3 +1012,13 @@ def read(text: str, question: E.Question | None, truncated: bool | None) -> Read
     reader.present()
     reader.truncation()
     return reader.decide()
+
+
+def _echoes(toks: list[Tok], question: E.Question) -> bool:
+    """The whole reply (two tokens or more, with numbers) is a stretch of the question, its
+    last token possibly cut short ("A 37" of "A 37-year-old applies ...")."""
+    words = [t.text for t in toks if t.kind != NL]
+    if (len(words) < 2 or len(words) > 400 or not any(t.kind == NUM for t in toks)
+            or not any(t.kind == WORD for t in toks)):
+        return False
+    return " " + " ".join(words) in question.tokens

@@ -406,3 +406,68 @@ STOPWORDS = frozenset({
     "होगा", "होगी", "जाएगा", "जाएगी", "किया", "गया", "वह", "यह", "إلى", "عن", "مع", "هذا", "هذه",
     "التي", "الذي",
 })
+
+# --------------------------------------------------------------------------- the reader's small tables
+
+# English lead-in verbs that need a first-person subject to present a number ("I'd say 70%";
+# "say 70 people" does not). The other languages' entries in LEADIN_VERBS are conjugated.
+EN_LEADIN_NEEDS_SUBJECT = frozenset({"say", "estimate", "guess", "put", "go", "rate", "give", "pick", "settle",
+                               "assign", "place", "reckon", "think", "believe", "answer", "peg",
+                               "choose", "stick", "land", "call", "würde", "thought", "said",
+                               "estimated", "guessed", "figured", "figure", "expect", "would've"})
+# Words allowed between a lead-in verb and its number ("I'd put it at 92%").
+LEADIN_FILLER = frozenset({"it", "this", "that", "at", "to", "with", "on", "be", "is", "the", "a",
+                            "an", "'s", "for", "as", "up", "in", "around", "about", "roughly",
+                            "somewhere", "here", "it's", "its", "l'", "à", "auf", "bei", "en", "в", "на", "que", "dass", "كـ", "ب", "أن", "की", "को", "लगभग", "कि",
+                            "है", "la", "le", "die", "das", "el", "probability", "chance",
+                            "odds", "likelihood", "estimate", "go", "rather"})
+# Characters allowed between a head inside an unspaced run and the number ("概率约为65%", "確率は約20%").
+CJK_COPULA_CHARS = frozenset("约為为是は約がおよそ大概左右在将會会有的") | frozenset("은는이가약")
+# Runs of unspaced scripts that are nothing but hedges, copulas or lead-ins around a number.
+CJK_FILLER_WORDS = frozenset({
+    "だと思います", "と思います", "と思う", "でしょう", "です", "だ", "입니다", "이에요", "예요",
+    "정도입니다", "我认为", "我觉得", "我估计", "大概是", "约为", "大约是", "是", "为", "吧", "左右吧",
+    "程度です", "くらいです", "ぐらいです", "ほどです", "前後です", "정도로", "쯤입니다",
+    "가량입니다", "정도라고", "생각합니다", "라고", "추정합니다", "예상합니다", "です。", "と推定します",
+    "と見積もります", "答案是", "我的答案是", "我的估计是", "大约", "约", "概率约为", "概率为", "百分之",
+    "で", "には", "では", "内", "以内",
+})
+# Words that join a head to its number ("the probability ... is roughly X", "liegt bei etwa X").
+HEAD_LINK_WORDS = frozenset({",", ":", "=", "which", "—", "-", "it", "would", "expected",
+                             "estimated", "set", "put", "therefore", "thus", "so", "then", "only",
+                             "also", "roughly", "just", "exactly", "precisely", "likely", "given",
+                             "be", "seems", "seem", "appears", "probably", "maybe", "perhaps",
+                             "think", "i", "say", "'d", "i'd", "in", "my", "view", "opinion",
+                             "honestly", "frankly", "realistically", "overall", "final", "here",
+                             "de", "du", "la", "le", "el", "die", "der", "ungefähr", "etwa",
+                             "около", "примерно", "है", "लगभग", "हो", "सकती", "सकता"})
+# A short sentence with a percentage about one of these is a rate or a fact, not the answer.
+NOT_ANSWER_SUBJECTS = frozenset({"rate", "rates", "average", "typically", "usually", "historically",
+                                  "generally", "base", "baseline", "prior", "statistics", "survey",
+                                  "study", "studies", "data", "nationally", "typical", "normally",
+                                  "quote", "quoted", "reported", "report", "reports", "grade", "score",
+                                  "scored", "need", "needs", "needed", "required", "threshold",
+                                  "minimum", "maximum", "mark", "marks", "cutoff", "tax", "interest",
+                                  "discount", "return", "yield", "growth", "margin", "share",
+                                  "percentile", "accuracy", "humidity", "battery", "capacity",
+                                  "complete", "completed", "done", "progress", "sale", "off",
+                                  "increase", "decrease", "rise", "fell", "grew", "dropped"})
+# Label words naming the answer itself: such a label is a final answer ("Answer: 25").
+ANSWER_WORDS = frozenset({"answer", "réponse", "antwort", "respuesta", "ответ", "답", "답변", "정답", "उत्तर",
+                           "الإجابة", "الجواب", "إجابة", "جواب"})
+# After a percentage, words that make it a probability of what follows ("70% likely that ...",
+# "90% confident the answer is yes").
+CHANCE_WORDS = frozenset({"likely", "likelihood", "probable", "wahrscheinlich", "confident", "sure",
+                           "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
+# A label word followed by one of these comments on the number and names no event.
+LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", "looks", "ist", "sind",
+                            "est", "sont", "es", "son", "—", "있습니다", "입니다"})
+# A short sentence that starts with one of these has a subject of its own ("The passing grade is 60%").
+DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "these", "those",
+                          "le", "la", "les", "der", "die", "das", "el", "los", "las"})
+# "X or Y": alternatives.
+OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
+                       "か", "ないし"})
+# "of" joins a head to its number only right after it ("a probability of 0.7"), never after
+# an event ("a pool of 5%").
+OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
