@@ -26,6 +26,8 @@ MAX_CHARS = 20_000
 
 _TEMPLATE_TOKENS = ("<|", "<start_of_turn>", "<end_of_turn>", "<eos>", "<bos>", "</s>", "<s>")
 _THOUSANDS_SPACES = "\u00a0\u202f\u2009\u2007"
+# A fixed-width look-behind and look-ahead: linear, no backtracking.
+_SPACED_THOUSANDS = re.compile(r"(?<=[0-9])[\u00a0\u202f\u2009\u2007](?=[0-9]{3}(?![0-9]))")
 
 _COMBINING = ("\u0300-\u036f\u0483-\u0489\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
               "\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963\u0981-\u0983\u09bc-\u09d7"
@@ -97,6 +99,9 @@ def prepare(text: str) -> str:
     text = text.replace("\uff0c", ", ").replace("\u3001", ", ").replace("\u3002", ". ")
     # Markdown emphasis ("**65**", "__Answer:__"); a single "*" may be a multiplication.
     text = text.replace("**", "").replace("__", "")
+    # "10 000" with a no-break or thin space is one number (NFKC would make it two).
+    if any(c in text for c in _THOUSANDS_SPACES):
+        text = _SPACED_THOUSANDS.sub("", text)
     text = unicodedata.normalize("NFKC", text)
     return text.translate(_FOLD)
 

@@ -412,15 +412,15 @@ STOPWORDS = frozenset({
 # English lead-in verbs that need a first-person subject to present a number ("I'd say 70%";
 # "say 70 people" does not). The other languages' entries in LEADIN_VERBS are conjugated.
 EN_LEADIN_NEEDS_SUBJECT = frozenset({"say", "estimate", "guess", "put", "go", "rate", "give", "pick", "settle",
-                               "assign", "place", "reckon", "think", "believe", "answer", "peg",
-                               "choose", "stick", "land", "call", "würde", "thought", "said",
-                               "estimated", "guessed", "figured", "figure", "expect", "would've"})
+                                     "assign", "place", "reckon", "think", "believe", "answer", "peg",
+                                     "choose", "stick", "land", "call", "würde", "thought", "said",
+                                     "estimated", "guessed", "figured", "figure", "expect", "would've"})
 # Words allowed between a lead-in verb and its number ("I'd put it at 92%").
 LEADIN_FILLER = frozenset({"it", "this", "that", "at", "to", "with", "on", "be", "is", "the", "a",
-                            "an", "'s", "for", "as", "up", "in", "around", "about", "roughly",
-                            "somewhere", "here", "it's", "its", "l'", "à", "auf", "bei", "en", "в", "на", "que", "dass", "كـ", "ب", "أن", "की", "को", "लगभग", "कि",
-                            "है", "la", "le", "die", "das", "el", "probability", "chance",
-                            "odds", "likelihood", "estimate", "go", "rather"})
+                           "an", "'s", "for", "as", "up", "in", "around", "about", "roughly",
+                           "somewhere", "here", "it's", "its", "l'", "à", "auf", "bei", "en", "в", "на", "que", "dass", "كـ", "ب", "أن", "की", "को", "लगभग", "कि",
+                           "है", "la", "le", "die", "das", "el", "probability", "chance",
+                           "odds", "likelihood", "estimate", "go", "rather"})
 # Characters allowed between a head inside an unspaced run and the number ("概率约为65%", "確率は約20%").
 CJK_COPULA_CHARS = frozenset("约為为是は約がおよそ大概左右在将會会有的") | frozenset("은는이가약")
 # Runs of unspaced scripts that are nothing but hedges, copulas or lead-ins around a number.
@@ -443,31 +443,31 @@ HEAD_LINK_WORDS = frozenset({",", ":", "=", "which", "—", "-", "it", "would", 
                              "около", "примерно", "है", "लगभग", "हो", "सकती", "सकता"})
 # A short sentence with a percentage about one of these is a rate or a fact, not the answer.
 NOT_ANSWER_SUBJECTS = frozenset({"rate", "rates", "average", "typically", "usually", "historically",
-                                  "generally", "base", "baseline", "prior", "statistics", "survey",
-                                  "study", "studies", "data", "nationally", "typical", "normally",
-                                  "quote", "quoted", "reported", "report", "reports", "grade", "score",
-                                  "scored", "need", "needs", "needed", "required", "threshold",
-                                  "minimum", "maximum", "mark", "marks", "cutoff", "tax", "interest",
-                                  "discount", "return", "yield", "growth", "margin", "share",
-                                  "percentile", "accuracy", "humidity", "battery", "capacity",
-                                  "complete", "completed", "done", "progress", "sale", "off",
-                                  "increase", "decrease", "rise", "fell", "grew", "dropped"})
+                                 "generally", "base", "baseline", "prior", "statistics", "survey",
+                                 "study", "studies", "data", "nationally", "typical", "normally",
+                                 "quote", "quoted", "reported", "report", "reports", "grade", "score",
+                                 "scored", "need", "needs", "needed", "required", "threshold",
+                                 "minimum", "maximum", "mark", "marks", "cutoff", "tax", "interest",
+                                 "discount", "return", "yield", "growth", "margin", "share",
+                                 "percentile", "accuracy", "humidity", "battery", "capacity",
+                                 "complete", "completed", "done", "progress", "sale", "off",
+                                 "increase", "decrease", "rise", "fell", "grew", "dropped"})
 # Label words naming the answer itself: such a label is a final answer ("Answer: 25").
 ANSWER_WORDS = frozenset({"answer", "réponse", "antwort", "respuesta", "ответ", "답", "답변", "정답", "उत्तर",
-                           "الإجابة", "الجواب", "إجابة", "جواب"})
+                          "الإجابة", "الجواب", "إجابة", "جواب"})
 # After a percentage, words that make it a probability of what follows ("70% likely that ...",
 # "90% confident the answer is yes").
 CHANCE_WORDS = frozenset({"likely", "likelihood", "probable", "wahrscheinlich", "confident", "sure",
-                           "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
+                          "certain", "sicher", "sûr", "sûre", "seguro", "segura", "уверен", "уверена"})
 # A label word followed by one of these comments on the number and names no event.
 LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", "looks", "ist", "sind",
-                            "est", "sont", "es", "son", "—", "있습니다", "입니다"})
+                           "est", "sont", "es", "son", "—", "있습니다", "입니다"})
 # A short sentence that starts with one of these has a subject of its own ("The passing grade is 60%").
 DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "these", "those",
-                          "le", "la", "les", "der", "die", "das", "el", "los", "las"})
+                         "le", "la", "les", "der", "die", "das", "el", "los", "las"})
 # "X or Y": alternatives.
 OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
-                       "か", "ないし"})
+                      "か", "ないし"})
 # "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
 OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
