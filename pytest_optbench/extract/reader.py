@@ -91,6 +91,7 @@ def _is_phrase_word(tok: Tok) -> bool:
     t = tok.text
     if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
             or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
+            or t in W.CONCLUSION
             or t in _RANGE_WORDS
             or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
         return True
@@ -220,8 +221,9 @@ class Reader(Numbers):
         self.sent_hypothetical_from = [-1] * nsent
         for s in range(nsent):
             a, b = self.sent_start[s], self.sent_end[s]
-            if a < n and b < n and toks[b].kind == PUNCT and toks[b].text == "?":
-                self.sent_interrogative[s] = True
+            if a < n and b < n and toks[b].kind == PUNCT and toks[b].text == "?" and any(
+                    self.owner[m] < 0 and not _is_phrase_word(toks[m]) for m in range(a, b)):
+                self.sent_interrogative[s] = True  # "Is 40 prime?" (not "Maybe 40%?")
             closed = b < n and toks[b].kind == PUNCT and toks[b].text in ".!"
             first = next((k for k in range(a, min(b, a + 3)) if toks[k].kind in (WORD, NUM)), None)
             if not closed and first is not None and toks[first].kind == WORD and toks[first].text in W.INTERROGATIVES:
@@ -241,6 +243,12 @@ class Reader(Numbers):
                 if t.text == "were" and not any(toks[m].text == "if" for m in range(max(0, i - 8), i)):
                     continue
                 self.sent_hypothetical_from[s] = i
+        # "70% (if funding closes), otherwise 30%": every number of a conditional is hypothetical.
+        for i in range(n):
+            t = toks[i]
+            s = self.sent[i]
+            if 0 <= self.sent_hypothetical_from[s] and t.kind == WORD and t.text in W.OTHERWISE:
+                self.sent_hypothetical_from[s] = self.sent_start[s]
 
     def _abbreviation(self, i: int) -> bool:
         """A full stop after "e.g", "i.e", "approx", a single letter: not a sentence end."""
@@ -544,7 +552,7 @@ class Reader(Numbers):
                  or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
         cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
         revision = any((w,) in W.REVISION for w in words)
-        leadin = revision or any(w in W.LEADIN_VERBS for w in words) and (
+        leadin = revision or (words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
             any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
         if heads or cjk_head or leadin:
             final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
@@ -945,6 +953,12 @@ class Reader(Numbers):
             cands = cands[finals[0]:]
             cands = [q for q in cands if q.final or q.strength >= 2]
         # Explicit presentations win over weak ones; a point estimate over a range or bound.
+        # Odds restated as a percentage count as that percentage ("1 in 3 (about 33%)").
+        for q in cands:
+            if q.fraction:
+                same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
+                if same:
+                    q.value = same[0].value
         if any(q.strength >= 2 for q in cands):
             cands = [q for q in cands if q.strength >= 2]
         if any(q.form == "point" for q in cands):

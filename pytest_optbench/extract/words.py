@@ -167,7 +167,7 @@ PROSE_ANSWER_HEADS = frozenset({
 CJK_ANSWER_HEADS = ("答案", "回答", "答え", "估计", "估計", "推定", "見積", "评分", "評価", "预测",
                     "予測", "답변", "대답", "정답", "추정", "평가")
 # Labels that conclude ("Overall: 35%", "Bottom line: 40%").
-CONCLUSION_LABELS = frozenset({"overall", "conclusion", "bottom", "verdict", "summary", "tl;dr", "tldr",
+CONCLUSION_LABELS = frozenset({"overall", "conclusion", "bottom", "verdict", "summary", "tl;dr", "tldr", "final",
                                "fazit", "ergebnis", "итог", "итого", "вывод", "conclusión", "résumé",
                                "निष्कर्ष", "الخلاصة", "النتيجة", "결론", "요약"})
 CJK_CONCLUSION = ("结论", "总结", "結論", "まとめ", "결론")
@@ -245,6 +245,7 @@ CONNECTORS = frozenset({
 })
 # Connectors that make a following number a conclusion ("50-60%, so 55").
 CONCLUSION = frozenset({"so", "thus", "hence", "therefore", "i.e.", "ie", "donc", "ainsi", "also",
+                        "leaning", "closer", "toward", "towards", "call", "settle",
                         "daher", "deshalb", "somit", "así", "entonces", "итак", "значит",
                         "따라서", "그래서", "即", "इसलिए", "إذن", "لذلك"})
 
@@ -319,6 +320,9 @@ NUMBERING_BEFORE = frozenset({"option", "step", "case", "scenario", "question", 
 CURRENCY = frozenset({"$", "€", "£", "¥", "₹", "₩", "₽", "usd", "eur", "gbp", "dollars", "dollar",
                       "euros", "euro", "pounds", "rupees", "yen", "rubles", "million", "billion",
                       "thousand", "k", "m", "bn"})
+# "... if X, otherwise Y": a conditional answer.
+OTHERWISE = frozenset({"otherwise", "else", "sonst", "ansonsten", "sinon", "sino", "иначе", "否则",
+                       "そうでなければ", "그렇지", "वरना", "وإلا"})
 # A word that opens a hypothetical: numbers in its sentence are for a variant, not the answer.
 HYPOTHETICAL = frozenset({"if", "suppose", "supposing", "assuming", "assume", "imagine", "were",
                           "wenn", "si", "supposons", "supongamos",

@@ -462,10 +462,10 @@ Q_RETAKE = ("A student who failed an exam is retaking it next term.\n\nWhat is t
 SMALL_MODEL_STYLE = [
     ("What is the probability that a coin lands heads? The probability is 50%.", None),
     ("What is the probability that the student passes the exam? The probability is 60%.", 60),
-    ("The probability of the student passing the exam is 0.7. Therefore, the probability of the student not "
-     "passing is 0.3.", 70),
-    ("To calculate the probability of the student choosing a tutor, we first count tutors. The probability of "
-     "this event is 0.2.", None),
+    (("The probability of the student passing the exam is 0.7. Therefore, the probability of the student not "
+     "passing is 0.3."), 70),
+    (("To calculate the probability of the student choosing a tutor, we first count tutors. The probability of "
+     "this event is 0.2."), None),
     ("There is a 50% chance that it will rain tomorrow.", None),
     ("The probability that the student passes the exam on the first attempt is 50%.", None),
     ("In a class of 30 students, 20 passed the exam.", None),
@@ -483,6 +483,35 @@ SMALL_MODEL_STYLE = [
 @pytest.mark.parametrize(("reply", "expected"), SMALL_MODEL_STYLE, ids=repr)
 def test_small_model_style_replies(reply: str, expected: float | None) -> None:
     result = parse_answer(reply, question=Q_RETAKE)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
+
+
+Q_STARTUP = ("A founder with two previous exits has started a new company.\n\nWhat is the probability "
+             "that the startup succeeds within five years?")
+# Replies in the style of large chat models: reasoning with other numbers, then the answer.
+CHAT_MODEL_STYLE = [
+    (("Let me think.\n\n- Base rate: roughly 20% of startups survive 5 years.\n- Prior exits roughly double "
+     "the odds.\n\nSo I'd estimate about 40%."), 40),
+    ("**Probability: 35%**\n\nKey factors:\n1. Market size\n2. Competition", 35),
+    ("My estimate is 60%, with a plausible range of 50\u201370%.", 60),
+    ("Around 1 in 3 (about 33%).", 33),
+    ("Considering the base rate (~30%) and the founder's profile, my estimate is 40%.", 40),
+    ("Roughly 25% \u2014 consistent with the 25% base rate.", 25),
+    ("Estimated probability: 15% (range 10\u201325%).", 15), ("Maybe 40%?", 40),
+    ("Between 40% and 60%, leaning toward 55%.", 55), ("Likelihood of success: 70%. Likelihood of failure: 30%.", 70),
+    ("Final: 55%", 55), ("I'm fairly pessimistic: 20%.", 20), ("Startups fail 90% of the time, so I'd say 10%.", 10),
+    ("The founder has 2 previous exits and 15 years of experience. I estimate 35%.", 35),
+    ("Roughly 40%. That said, if the market turns, it could drop to 20%.", 40),
+    ("70% (if funding closes), otherwise 30%.", None), ("Less than half.", 50), ("Somewhere around two in five.", 40),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), CHAT_MODEL_STYLE, ids=repr)
+def test_chat_model_style_replies(reply: str, expected: float | None) -> None:
+    result = parse_answer(reply, question=Q_STARTUP)
     if expected is None:
         assert result.value is None, result
     else:
