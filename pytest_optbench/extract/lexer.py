@@ -344,17 +344,18 @@ def _fold_cjk(toks: list[Tok]) -> list[Tok]:
 
 
 def _has_cjk_number(s: str) -> bool:
-    return any(c in _CJK_NUMERALS for c in s) or "百分之" in s or any(e in s for e in _CJK_EVEN)
+    return any(c in _CJK_NUMERALS for c in s) or "百分之" in s or any(e in s for e in _CJK_SHARES)
 
 
-_CJK_EVEN = ("五分五分", "五五开", "五五開", "一半一半", "반반")
+# Even chances and halves written inside a run: "五分五分です", "大约一半", "約半分".
+_CJK_SHARES = ("五分五分", "一半一半", "五五开", "五五開", "반반", "一半", "半分")
 
 
 def _split_cjk(tok: Tok) -> list[Tok]:
     s = tok.text
-    for even in _CJK_EVEN:
+    for even in _CJK_SHARES:
         at = s.find(even)
-        if at >= 0:  # an even chance inside a run: "五分五分です"
+        if at >= 0:  # an even chance or a half inside a run: "五分五分です", "大约一半"
             end = at + len(even)
             parts = [Tok(WORD, s[:at], tok.start, tok.start + at, tok.space)] if at else []
             parts.append(Tok(NUM, even, tok.start + at, tok.start + end, tok.space and not at, value=50.0,

@@ -489,6 +489,52 @@ def test_small_model_style_replies(reply: str, expected: float | None) -> None:
         assert result.value == pytest.approx(expected, abs=0.01), result
 
 
+N = None
+# Rules 4-8 and numbers in words, in the other nine languages.
+RULES_IN_LANGUAGES = [
+    # revisions
+    ("Ich würde 40 % sagen. Eigentlich eher 50 %.", 50), ("Je dirais 30 %. En fait, plutôt 45 %.", 45), ("Diría 30 %. En realidad, 45 %.", 45),
+    ("Скажу 30%. Хотя нет, скорее 40%.", 40), ("30%だと思います。いや、やはり40%です。", 40), ("30%입니다. 정정: 40%.", 40), ("30%。不对，应该是40%。", 40),
+    ("मैं 30% कहूँगा। दरअसल, 40%।", 40), ("أقول 30٪. في الواقع، 40٪.", 40),
+    # conflicts
+    ("Entweder 20 % oder 50 %.", N), ("Soit 20 %, soit 50 %.", N), ("O 20 % o 50 %.", N), ("Либо 20%, либо 50%.", N), ("20%或者50%。", N),
+    ("20%か50%です。", N), ("20% 또는 50%입니다.", N), ("20% या 50%।", N), ("20٪ أو 50٪.", N),
+    # yes/no
+    ("Ja, definitiv.", N), ("Non, pas du tout.", N), ("Sí, claro.", N), ("Да, конечно.", N), ("是的，当然。", N), ("はい、そうです。", N), ("네, 맞습니다.", N),
+    ("हाँ, बिल्कुल।", N), ("نعم، بالتأكيد.", N),
+    # yes/no + number
+    ("Nein. Wahrscheinlichkeit: 5 %", 5), ("Oui, à 95 %.", 95), ("Нет. Вероятность: 3%", 3), ("いいえ。確率は5%です。", 5), ("아니요. 확률: 5%", 5),
+    # refusals
+    ("Das kann ich nicht seriös schätzen.", N), ("Je ne peux pas estimer cela.", N), ("No puedo dar una cifra.", N), ("Я не могу это оценить.", N),
+    ("我无法估计。", N), ("推定できません。", N), ("추정할 수 없습니다.", N), ("मैं इसका अनुमान नहीं लगा सकता।", N), ("لا أستطيع التقدير.", N),
+    # bounds
+    ("Weniger als 10 %.", 10), ("Plus de 80 %.", 80), ("Más del 90 %.", 90), ("Менее 5%.", 5), ("至少80%。", 80), ("5%未満。", 5), ("80% 이상", 80),
+    ("10% से कम।", 10), ("أقل من 10٪.", 10),
+    # ranges
+    ("30–40 %.", 35), ("Entre 30 et 40 %.", 35), ("Entre 30 y 40 %.", 35), ("30–40%.", 35), ("30%到40%。", 35), ("30〜40%。", 35), ("30~40%.", 35),
+    ("30-40 प्रतिशत।", 35), ("٣٠-٤٠٪.", 35),
+    # words
+    ("Fünfzig Prozent.", 50), ("Cinquante pour cent.", 50), ("Cincuenta por ciento.", 50), ("Пятьдесят процентов.", 50), ("百分之五十。", 50),
+    ("五十パーセント。", 50), ("पचास प्रतिशत।", 50), ("خمسون في المائة.", 50), ("Etwa die Hälfte.", 50), ("Environ la moitié.", 50),
+    ("Aproximadamente la mitad.", 50), ("Примерно половина.", 50), ("大约一半。", 50), ("約半分です。", 50), ("절반 정도.", 50), ("लगभग आधा।", 50),
+    ("حوالي النصف.", 50),
+    # 0-1
+    ("Wahrscheinlichkeit: 0,4", N), ("La probabilité est de 0,4.", 40), ("La probabilidad es 0,4.", 40), ("Вероятность равна 0,4.", 40),
+    ("概率为0.4。", 40), ("確率は0.4です。", 40), ("확률은 0.4입니다.", 40), ("Antwort: 0,4", N),
+    # truncated cut (none) but plain
+    ("Ich denke 65 %", 65), ("Réponse : 65", 65),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), RULES_IN_LANGUAGES, ids=repr)
+def test_rules_in_the_other_languages(reply: str, expected: float | None) -> None:
+    result = parse_answer(reply)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
+
+
 Q_STARTUP = ("A founder with two previous exits has started a new company.\n\nWhat is the probability "
              "that the startup succeeds within five years?")
 # Replies in the style of large chat models: reasoning with other numbers, then the answer.
