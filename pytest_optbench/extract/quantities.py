@@ -50,6 +50,7 @@ class Quantity:
     answer_head: bool = False    # presented by "the answer is", not "the probability is"
     fraction: bool = False       # a fraction or odds ("7/10", "1 in 5"), not a percentage
     standalone: bool = False     # the number is its line's or reply's whole content
+    new_subject: bool = False    # "A salesman has a 40% chance ...": an indefinite, new subject
 
 
 _INDEXES: dict[frozenset[tuple[str, ...]],

@@ -353,6 +353,12 @@ class Reader(Numbers):
             return _NUMBER_WORD_ROLE
         return None
 
+    def _asks_probability(self, s: int) -> bool:
+        """Sentence ``s`` mentions a probability (it is a probability question)."""
+        return self.head_before[self.sent_end[s]] > self.head_before[self.sent_start[s]] or any(
+            _cjk_has(self.toks[m].text, W.CJK_PROBABILITY_HEADS)
+            for m in range(self.sent_start[s], min(self.sent_end[s], self.sent_start[s] + 40)))
+
     def _after_percent(self, q: Quantity) -> str | None:
         toks, n = self.toks, self.n
         last = q.last
@@ -725,6 +731,7 @@ class Reader(Numbers):
         if p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands"):
             s = self.sent[q.first]
             subject = [x.text for x in toks[self.sent_start[s]:p] if x.kind == WORD]
+            q.new_subject = subject[:1] in (["a"], ["an"])
             if not desc:
                 q.role = "the probability of an event that is cut off"
                 q.how = None
@@ -814,6 +821,14 @@ class Reader(Numbers):
             event = self._event_asked_just_before(q.first)
         if event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
+            return
+        s = self.sent[q.first]
+        named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
+        if (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
+                and self._asks_probability(s + 1)):
+            # "A salesman has a 40% chance of closing. What is the probability that ...?": the
+            # number is a given of a problem the reply invents (unless it names the asked event).
+            q.role = "the premise of a question the reply asks"
 
     def _quoted(self, q: Quantity, qn: E.Question) -> bool:
         """The number and the (at least three) tokens before it in its sentence are a stretch of

@@ -467,6 +467,8 @@ SMALL_MODEL_STYLE = [
     (("To calculate the probability of the student choosing a tutor, we first count tutors. The probability of "
      "this event is 0.2."), None),
     ("There is a 50% chance that it will rain tomorrow.", None),
+    ("A student has a 60% chance of passing the exam. What is the probability that the student passes twice?", None),
+    ("The probability that the student passes the exam is 70%. What is the probability that he fails?", 70),
     ("The probability that the student passes the exam on the first attempt is 50%.", None),
     ("In a class of 30 students, 20 passed the exam.", None),
     ("Step 1: Find the probability of passing.\nStep 2: Subtract from 1.", None),
