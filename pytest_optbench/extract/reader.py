@@ -558,7 +558,7 @@ class Reader(Numbers):
                  or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
         cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
         revision = any((w,) in W.REVISION for w in words)
-        leadin = revision or (words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
+        leadin = revision or (words[:1] and words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
             any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
         if heads or cjk_head or leadin:
             final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))

@@ -660,6 +660,8 @@ _TOKENS = st.sampled_from([
     "probability", "answer", "estimate", ".", ",", "\u066a", "\uff05", "\u0665", "\u096b", "\uff15",
     "\u2030", "[", "]", "true", "null", "\n", "Answer: ", "I'd say ", " is ", "=", "<|im_end|>", "百分之",
     "の確率", "확률은 ", "sixty-five", "one in ", "(", ")", "?", "If ", "not ", "Actually, ", "$", "\u00b1",
+    "P(", "p = ", "\u2192", "\u2248", "\u00d7", "*", " otherwise ", "Final answer: ", "3 to 1", " in favor", "half",
+    "a third", "七成", "三分之一", "五分五分", "0.", "1,000", "12,5", "entre ", "\u0648", "\u043d\u0435 ",
 ])
 _PIECES = st.one_of(_TOKENS, st.integers(-200, 300).map(str), st.floats(0, 200).map(lambda f: f"{f:.2f}"))
 
