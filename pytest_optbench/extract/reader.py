@@ -2,7 +2,7 @@
 
 Pure. Four passes over the tokens, each linear:
 
-1. **Quantities.** Numbers with what belongs to them: a percent sign or word, a fraction
+1. **Quantities** (``quantities.py``). Numbers with what belongs to them: a percent sign or word, a fraction
    or odds ("7/10", "1 in 5", "три из пяти"), a range ("20-30%", "between 20 and 30"),
    a bound ("less than 5%"), arithmetic ("1 - 0.4 = 0.6").
 2. **Roles.** Why a quantity is *not* an answer: a count or measurement ("3 boys",
@@ -101,6 +101,7 @@ def _is_phrase_word(tok: Tok) -> bool:
 
 
 def _cjk_filler(t: str) -> bool:
+    """A run of an unspaced script made of up to four hedges, copulas or lead-ins ("我估计大约是")."""
     rest = t
     for _ in range(4):
         if not rest:
@@ -126,12 +127,9 @@ class Reader(Numbers):
     """One reply. ``read()`` returns its answer or the reason there is none."""
 
     def __init__(self, toks: list[Tok], question: E.Question | None, truncated: bool | None) -> None:
-        self.toks = toks
-        self.n = len(toks)
+        super().__init__(toks)
         self.question = question
         self.truncated = truncated
-        self.owner = [-1] * self.n         # token -> index of the quantity it belongs to
-        self.qs: list[Quantity] = []
         self.sent = [0] * self.n
         self.clause = [0] * self.n
         self.sent_start: list[int] = []
@@ -151,9 +149,7 @@ class Reader(Numbers):
         self.sent_interrogative: list[bool] = []
         self.sent_hypothetical_from: list[int] = []
 
-    # ------------------------------------------------------------------ pass 1: quantities
-
-    # ------------------------------------------------------------------ structure
+    # ------------------------------------------------------------------ sentences and clauses
 
     def structure(self) -> None:
         """Sentence and clause ids, and per-clause and per-sentence counts (computed once)."""
@@ -269,11 +265,11 @@ class Reader(Numbers):
             if q.role is None:
                 q.role = self._role(q)
 
-    def _prev(self, i: int, skip_hedges: bool = True) -> int:
-        """Index of the token before ``i``, skipping hedges and bound words when asked."""
+    def _prev(self, i: int) -> int:
+        """Index of the token before ``i``, skipping hedges and bound phrases ("about", "no more than")."""
         toks = self.toks
         k = i - 1
-        while k >= 0 and skip_hedges:
+        while k >= 0:
             t = toks[k]
             m = phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
             if m:
@@ -289,6 +285,7 @@ class Reader(Numbers):
         return k
 
     def _role(self, q: Quantity) -> str | None:
+        """Why ``q`` is not an answer, from the tokens around it; None when it may be one."""
         toks, n = self.toks, self.n
         first, last = q.first, q.last
         t = toks[first]
@@ -490,6 +487,7 @@ class Reader(Numbers):
                 b.role = "an alternative to a number in another role"
 
     def _present(self, q: Quantity) -> None:
+        """How ``q`` is presented as the answer (``how``, ``strength``, the event it names), if it is."""
         toks = self.toks
         anchor = q.anchor if q.result else q.first
         a = self._prev(anchor) + 1  # first token of the hedges/bounds before the number
