@@ -285,6 +285,9 @@ PROPORTION_AFTER = frozenset({
     "decline", "discount", "off", "interest", "tax", "margin", "share", "rate", "base",
     "mehr", "weniger", "höher", "niedriger", "plus", "moins", "más", "menos", "больше", "меньше",
     "rabatt", "descuento", "remise", "скидка", "annual", "annually", "per", "a", "an", "year",
+    "over", "under", "above", "below", "farther", "further", "longer", "shorter", "heavier",
+    "lighter", "cheaper", "older", "younger", "greater", "hotter", "colder", "richer", "poorer",
+    "better", "worse", "stronger", "weaker", "wider", "taller", "deeper", "closer", "slimmer",
 })
 PROPORTION_AFTER_CJK = ("的", "の", "의", "더", "より", "多", "少", "增", "减", "이상의")
 # A word right before a number that makes it a change or a share.

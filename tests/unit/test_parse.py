@@ -17,9 +17,9 @@ Q_PASS = ("A person is learning to drive.\n\nWhat is the probability that the pe
 Q_NOT_ADMITTED = ("A graduate program admits 25% of the people who apply to it. A student whose "
                   "application is typical applies this year.\n\nWhat is the probability that the "
                   "student is not admitted to the program?")
-Q_LAUNCH = ("A hardware team is preparing to launch a new thermostat on a date announced to "
-            "retailers.\n\nWhat is the probability that the product launches on the announced date?")
-Q_PRIME = "Is 57 a prime number?"
+Q_LAUNCH = ("A bakery plans to open a second shop on a date it has announced.\n\nWhat is the probability "
+            "that the shop opens on the announced date?")
+Q_PRIME = "Is 91 a prime number?"
 Q_BOTH = ("A person runs every morning.\n\nWhat is the probability that the person smokes "
           "cigarettes and the person runs a marathon this year?")
 Q_RECOMMEND = ("A student has been admitted to two universities.\n\nHow strongly would you "
@@ -92,27 +92,27 @@ FORMS = [
     ("15 per cent.", 15), ("  65  ", 65), ("**65**", 65), ("`65`", 65), ("### Estimate\n\n**75**", 75),
     # answer markers
     ("Answer: 25", 25), ("**Answer:** 65", 65), ("Final answer: **95**", 95), ("Estimate: 45", 45),
-    ("Probability: 40%", 40), ("Rating: 60", 60), ("Significance: 8 out of 10.", 80),
-    ("**Recommendation strength: 55**\n\nThe distant option is better known.", 55),
+    ("Probability: 40%", 40), ("Rating: 60", 60), ("Significance: 6 out of 10.", 60),
+    ("**Recommendation strength: 62**\n\nThe scholarship matters more than the prestige.", 62),
     ("Answer:\n25", 25), ("My estimate: 30%", 30), ("Probability: 65% given 3 months", 65),
     ("The answer is 42.", 42), ("I'd estimate the probability at 80 percent.", 80),
     ("I'd say 70%.", 70), ("I'd put it at about 35%.", 35), ("I'll go with 40.", 40),
     ("Likely: 85%", 85),
     # fractions and odds with an explicit total
     ("65/100", 65), ("65 out of 100", 65), ("6/10", 60), ("9 out of 10", 90), ("1 in 5", 20),
-    ("Roughly 1 in 5.", 20), ("The answer is 1/8", 12.5), ("one in three", 100 / 3),
-    ("About one in three.", 100 / 3), ("7/10", 70), ("Rating: 7/10 \u2192 70", 70),
+    ("Roughly 1 in 4.", 25), ("The answer is 1/8", 12.5), ("one in three", 100 / 3),
+    ("About one in four.", 25), ("7/10", 70), ("Rating: 7/10 \u2192 70", 70),
     ("1 in 10 \u2014 exactly the base rate.", 10), ("50/50", 50),
     # numbers in words
-    ("Sixty-five percent.", 65), ("sixty five percent", 65), ("fifty-fifty", 50), ("Fifty-fifty.", 50),
+    ("Seventy-five percent.", 75), ("sixty five percent", 65), ("fifty-fifty", 50), ("Fifty-fifty.", 50),
     ("zero percent", 0), ("one hundred percent", 100), ("Twenty percent.", 20),
     # yes/no followed by a number presented as the answer
     ("No. Probability: 3%", 3), ("Yes, the answer is 97.", 97), ("No, 5%.", 5),
     # a base rate adopted explicitly
     ("Since 30% of such projects succeed, I'd estimate 30.", 30),
     # reasoning full of other numbers, then the answer
-    ("The program admits 25% of applicants. If 1,000 people apply, about 250 are admitted.\n\nAnswer: 25", 25),
-    ("With roughly 12,000 applications and 3,000 admissions, 9,000 are turned away.\n\nAnswer: 75", 75),
+    ("The program accepts 20% of applicants. Of 2,000 who apply, about 400 get in.\n\nAnswer: 20", 20),
+    ("With about 8,000 applications and 2,000 offers, 6,000 are turned down.\n\nAnswer: 75", 75),
     (("Top journals accept 5-10% of submissions and mid-tier ones 20-40%; revisions take 3-6 months. "
       "I'd put it at about 35%."), 35),
     (("A machine costs $30,000-$80,000 and saves 10 hours a week at $40/hour, about $20,800 a year. "
@@ -130,16 +130,16 @@ def test_forms_that_count(text: str, expected: float) -> None:
 
 LANGUAGES = [
     # de
-    ("Etwa 60 Prozent.", 60), ("Ich schätze die Wahrscheinlichkeit auf etwa 70 Prozent.", 70),
-    ("Wahrscheinlichkeit: 22,5 %", 22.5), ("zwischen 30 und 50 Prozent", 40),
+    ("Etwa 60 Prozent.", 60), ("Ich schätze die Wahrscheinlichkeit auf rund 35 Prozent.", 35),
+    ("Wahrscheinlichkeit: 27,5 %", 27.5), ("zwischen 30 und 50 Prozent", 40),
     ("Antwort: 35", 35), ("Fünfzig Prozent.", 50), ("Weniger als 5 %.", 5),
     ("Die Wahrscheinlichkeit liegt bei etwa 25 %.", 25),
     # fr
-    ("environ 40 %", 40), ("Réponse : 35", 35), ("Je dirais environ 70 %, car la plupart finissent par réussir.", 70),
+    ("environ 40 %", 40), ("Réponse : 35", 35), ("Je dirais environ 60 %, vu le dossier.", 60),
     ("La probabilité est de 65 %.", 65), ("Soixante-quinze pour cent.", 75), ("17,5 %", 17.5),
     ("Une chance sur quatre.", 25), ("Entre 20 et 30 %.", 25),
     # es
-    ("30 por ciento", 30), ("Alrededor del 10 %.", 10), ("La probabilidad es del 45 %.", 45),
+    ("30 por ciento", 30), ("Alrededor del 15 %.", 15), ("La probabilidad es del 45 %.", 45),
     ("Respuesta: 55", 55), ("Sesenta y cinco por ciento.", 65), ("Diría que un 40 %.", 40),
     ("Menos del 5 %.", 5),
     # ru
@@ -150,7 +150,7 @@ LANGUAGES = [
     ("大约60%", 60), ("百分之四十", 40), ("概率约为45%。", 45), ("我认为概率大约是30%。", 30),
     ("七成", 70), ("答案：25", 25), ("百分之65，3个月内", 65), ("约65%。", 65),
     # ja
-    ("45パーセント", 45), ("確率は約20%だと思います。", 20), ("３か月で65%", 65), ("１０％", 10),
+    ("45パーセント", 45), ("確率は約35%だと思います。", 35), ("３か月で65%", 65), ("１０％", 10),
     ("三割", 30), ("回答：55", 55), ("70%程度です。", 70),
     # ko
     ("약 35퍼센트", 35), ("확률: 약 55%", 55), ("확률은 65퍼센트입니다", 65), ("대략 40% 정도입니다.", 40),
@@ -159,7 +159,7 @@ LANGUAGES = [
     ("लगभग 50 प्रतिशत", 50), ("संभावना ६५ प्रतिशत है", 65), ("४०%", 40), ("उत्तर: 30", 30),
     ("पचास प्रतिशत", 50),
     # ar
-    ("٣٠ في المائة", 30), ("٦٠٪", 60), ("أعتقد أن الاحتمال يقارب ٢٥ في المائة.", 25),
+    ("٣٠ في المائة", 30), ("٦٠٪", 60), ("أعتقد أن الاحتمال يقارب ٤٠ في المائة.", 40),
     ("الإجابة: ٤٥", 45), ("حوالي 70%", 70),
 ]
 
@@ -172,8 +172,8 @@ def test_ten_languages(text: str, expected: float) -> None:
 JSON_FORMS = [
     ('{"probability": 65}', 65), ('```json\n{"probability": 40}\n```', 40), ('{"answer": "70%"}', 70),
     ('{\n  "probability": 30,\n  "reasoning": "About 50% of franchises change hands in 5 years."\n}', 30),
-    ('{"reasoning": "The base rate is 30%.", "probability": 30}', 30), ('{"answer": 55, "confidence": "medium"}', 55),
-    ('{"answer": "no", "probability": 2}', 2), ('  {"Probability": 12}  ', 12),
+    ('{"reasoning": "Such plans succeed about 30% of the time.", "probability": 35}', 35), ('{"answer": 48, "confidence": "low"}', 48),
+    ('{"answer": "no", "probability": 4}', 4), ('  {"Probability": 12}  ', 12),
     ('Here you go: {"estimate": 33}', 33), ('{"rating": "60 out of 100"}', 60),
 ]
 
@@ -186,9 +186,9 @@ def test_json(text: str, expected: float) -> None:
 # --------------------------------------------------------------------------- 2. the 0-1 scale
 
 SCALE = [
-    ("0.8 (80%)", 80), ("0.45, i.e. 45%", 45), ("My estimate: 0.45, i.e. 45%.", 45),
+    ("0.8 (80%)", 80), ("0.45, i.e. 45%", 45), ("My estimate: 0.35, i.e. 35%.", 35),
     ("The probability is 0.0123 (or 1.23%).", 1.23), ("a probability of 0.7", 70),
-    ("I'd assign this a probability of about 0.35.", 35), ("The probability is roughly 0.4.", 40),
+    ("I would assign it a probability of roughly 0.55.", 55), ("The probability is about 0.6.", 60),
     ("There is a 0.75 probability that it passes.", 75), ("The probability is 0.3", 30),
     ("The probability of success is 1 - 0.4 = 0.6.", 60), ("is 0.5%.", 0.5), ("0.2%", 0.2),
     ("P(not selected) = 1 \u2212 0.05 = 0.95, i.e. 95%.", 95),
@@ -212,26 +212,26 @@ def test_zero_one_scale_ambiguous(text: str) -> None:
 # --------------------------------------------------------------------------- 3. other roles
 
 OTHER_ROLES = [
-    "Suppose a 50-year-old farmer has a small farm in the valley.",
-    "What is the number of ways to select 3 boys and 3 girls from a class?",
+    "Suppose a 50-year-old fisherman lives by the coast.",
+    "How many ways are there to choose 3 boys and 2 girls for a team?",
     "Ten years ago, in 2014, the company had 1,000 people.",
-    "A company's total revenue is $800,000 and its costs are $7,500 a month.",
-    "In a study of 1800 students, 60% of them passed.",
+    "A firm's annual revenue is $650,000 and its rent is $7,500 a month.",
+    "In a survey of 2,400 voters, 55% of them said yes.",
     "The assistant has the following tasks:\n1. Shelve the books.\n2. Answer e-mails.",
     "The assistant has the following tasks:\n1.",
     "Is 2/3 less than 1/3?",
     "Reply with a single integer from 0 to 100 and nothing else.",
     "Rate it on a 0\u2013100 scale.",
     "Any number from 1 to 100 would be a guess.",
-    "The answer is no, 7/8 is not 0.9, which is not 100%.",
+    "The answer is no, 5/6 is not 0.9, which is not 100%.",
     "Option 2 is better than option 3.",
-    "Neptune is 30% more distant from the Sun than Uranus.",
-    "A company has a goal of increasing its sales by 10 percent by the end of the year.",
+    "Mars is 50% farther from the Sun than Earth is.",
+    "The shop aims to raise its sales by 15 percent next year.",
     "If the probability were 0.3, the expected loss would be 30%.",
     "To solve this, subtract the probability from 1 and multiply by 100 to get a percentage.",
-    "A university has a student-to-faculty ratio of 1:7.",
+    "The school's teacher-to-pupil ratio is 1:12.",
     "At 25\u00b0C, helium is a gas.",
-    "The Greek alphabet consists of 24 letters.",
+    "The English alphabet has 26 letters.",
     "Mars is about 6,779 kilometres across.",
     "In the 4th week of the term, 12 students dropped out.",
     "Base rate: 30%. This student is typical.",
@@ -261,14 +261,14 @@ def test_thousands_separators_are_read_as_one_number() -> None:
     _none("It costs $7,500.", "other roles")
     # A comma with one or two digits after it is a decimal comma.
     _ok("17,5 %", 17.5)
-    _ok("Wahrscheinlichkeit: 22,5 %", 22.5)
+    _ok("Wahrscheinlichkeit: 27,5 %", 27.5)
 
 
 # --------------------------------------------------------------------------- 4. yes/no
 
 @pytest.mark.parametrize("text", [
     "Yes.", "No, definitely not.", "Yes, it does, through its delta.", "Ja.", "Non.", "Нет.", "はい。",
-    "네.", "हाँ।", "نعم.", "No. At sea-level pressure water boils at 100 \u00b0C, which is 212 \u00b0F.",
+    "네.", "हाँ।", "نعم.", "No. Water freezes at 0 \u00b0C, which is 32 \u00b0F.",
 ])
 def test_yes_no_without_a_probability(text: str) -> None:
     _none(text, "yes/no without a probability")
@@ -308,10 +308,10 @@ def test_truncation(text: str, truncated: bool | None, expected: float | None) -
 # --------------------------------------------------------------------------- 6-7. ranges, bounds
 
 RANGES = [
-    ("between 20 and 30 percent", 25), ("Somewhere between 20 and 30 percent.", 25), ("30\u201340%", 35),
+    ("between 20 and 30 percent", 25), ("Somewhere between 30 and 40 percent.", 35), ("30\u201340%", 35),
     ("25-35%", 30), ("60 to 70 percent", 65), ("50-60%, so 55", 55),
-    ("I'd say 60 to 70 percent, most likely around 65.", 65),
-    ("Less than 5%.", 5), ("over 80%", 80), ("above 95%", 95), ("At least 90%, and I'll say 95.", 95),
+    ("I'd say 50 to 60 percent, most likely around 57.", 57),
+    ("Less than 8%.", 8), ("over 80%", 80), ("above 95%", 95), ("At least 90%, and I'll say 95.", 95),
     ("Around 35%, though it could be as high as 50%.", 35), ("20 \u00b1 5", 20), ("不到5%", 5),
     ("5% 미만", 5), ("от 30 до 40 процентов", 35), ("entre 20 et 30 %", 25), ("de 20 a 30 %", 25),
 ]
@@ -353,15 +353,15 @@ def test_conflicting_reason_lists_the_values() -> None:
 
 # --------------------------------------------------------------------------- 9-10. range, refusals
 
-@pytest.mark.parametrize("text", ["110%! I'd strongly recommend it.", "150", "-5", '{"probability": 150}', "3 out of 2", "0/0"])
+@pytest.mark.parametrize("text", ["130%! Definitely do it.", "150", "-5", '{"probability": 150}', "3 out of 2", "0/0"])
 def test_out_of_range(text: str) -> None:
     _none(text, "outside 0-100")
 
 
 @pytest.mark.parametrize("text", [
-    "I'm not able to answer with a number from 0 to 100 here; it depends on the map projection.",
+    "I can't give a number from 0 to 100 for this; it depends on which region you mean.",
     "Hiring depends on much more than the 30% base rate.", "I can't estimate this.",
-    "Je ne peux pas donner de chiffre précis.", "Я не могу дать оценку.", "我无法给出具体数字。",
+    "Je ne peux pas estimer cela sans plus de contexte.", "Я не могу дать оценку.", "我无法给出具体数字。",
 ])
 def test_refusals(text: str) -> None:
     _none(text, "")
@@ -371,12 +371,12 @@ def test_refusals(text: str) -> None:
 # --------------------------------------------------------------------------- the question as context
 
 @pytest.mark.parametrize(("reply", "question", "expected"), [
-    ("There's a 45% chance they fail the first time, so 55% that they pass.", Q_PASS, 55),
+    ("There's a 35% chance they fail, so 65% that they pass.", Q_PASS, 65),
     ("The probability of passing the driving test on the first attempt is 70%.", Q_PASS, 70),
-    ("The probability of the product being launched on the announced date is 80%.", Q_LAUNCH, 80),
+    ("The probability of the shop being opened on the announced date is 80%.", Q_LAUNCH, 80),
     ("The probability that the student is not admitted is 75%.", Q_NOT_ADMITTED, 75),
     ("The program admits 25% of applicants.\n\nAnswer: 75", Q_NOT_ADMITTED, 75),
-    ("No, the answer to this question is 2.", "Is 17 divisible by 3?", 2),
+    ("No, the answer to this question is 4.", "Is 19 divisible by 5?", 4),
     ("The probability that the answer is yes is 10%.", Q_PRIME, 10),
     ("Recommendation strength: 55", Q_RECOMMEND, 55),
     ("Since 25% are admitted, 75% are not. I'd estimate 75.", Q_NOT_ADMITTED, 75),
@@ -391,10 +391,10 @@ def test_stated_for_the_asked_event(reply: str, question: str, expected: float) 
     ("The probability of being admitted to the program is 25%.", Q_NOT_ADMITTED),
     ("The probability that the student is not admitted is 25% of the total applicants.", Q_NOT_ADMITTED),
     ("The probability that the person is a smoker is 15%.", Q_BOTH),
-    ("The answer is indeed 57, but in a different way.", Q_PRIME),
-    ("Is 57 a prime number? (yes or no)", Q_PRIME),
+    ("The answer is 91, in a way.", Q_PRIME),
+    ("Is 91 a prime number? (yes or no)", Q_PRIME),
     ("A graduate program admits 25% of the people who apply to it.", Q_NOT_ADMITTED),
-    ("A salesman at a big-box store has a 40% chance of", Q_LAUNCH),
+    ("A cashier at a grocery chain has a 35% chance of", Q_LAUNCH),
 ])
 def test_stated_for_another_event_or_echoed(reply: str, question: str) -> None:
     result = parse_answer(reply, question=question)
@@ -567,7 +567,7 @@ def test_chat_model_style_replies(reply: str, expected: float | None) -> None:
 
 
 def test_arithmetic_that_does_not_add_up_is_not_an_answer() -> None:
-    result = parse_answer("The probability of the graduate not being admitted is 100% - 1 = 91%.")
+    result = parse_answer("The probability of the candidate not being hired is 100% - 2 = 95%.")
     assert result.value is None
 
 
