@@ -35,8 +35,8 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def parsed_answer(raw: str, **extra: Any) -> Answer:
-    parsed = parse_answer(raw)
+def parsed_answer(raw: str, question: str | None = None, **extra: Any) -> Answer:
+    parsed = parse_answer(raw, question=question)
     return Answer(raw=raw, value=parsed.value, reason=parsed.reason, **extra)
 
 
@@ -52,7 +52,7 @@ def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
-            record.answers.append(parsed_answer(raw))
+            record.answers.append(parsed_answer(raw, spec.user))
         records.append(record)
     return records
 
@@ -271,7 +271,8 @@ class ApiElicitor:
             if len(stored) < spec.samples and key not in self.failures:
                 self._runner().run(self._run(self.plan([spec], only_own=False)))
                 stored = self.store.get(key)
-        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i)) for i in range(spec.samples)])
+        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec.user)
+                                                   for i in range(spec.samples)])
 
     def _wait_for_peer(self, key: str, samples: int) -> dict[int, StoredAnswer]:
         """Another worker owns this prompt and is probably eliciting it right now; stop
@@ -291,12 +292,12 @@ class ApiElicitor:
             stored = self.store.get(key)
         return stored
 
-    def _answer(self, key: str, stored: StoredAnswer | None) -> Answer:
+    def _answer(self, key: str, stored: StoredAnswer | None, question: str) -> Answer:
         if stored is None:
             if self.settings.offline:
                 return Answer(raw=None, error="not in the response store (--optbench-offline)")
             return Answer(raw=None, error=self.failures.get(key, "no answer was received"))
-        return parsed_answer(stored.text, cached=stored.run_id != self.settings.run_id,
+        return parsed_answer(stored.text, question, cached=stored.run_id != self.settings.run_id,
                              input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
 
 

@@ -1,38 +1,43 @@
 """Free text -> a number on the 0-100 scale, or the reason it could not be read.
 
-Pure. The prompt asks for one integer from 0 to 100; we read exactly that, in the forms
-models actually use ("65", "about 65%", '{"probability": 65}', "65/100", "60-70%"),
-and never guess between two different numbers.
+Pure. A number counts only where the reply presents it as its answer: the whole reply, a
+JSON answer field, a labelled field ("Answer: 25"), "the probability [that E] is X", a
+first-person estimate ("I'd put it at 92%"), "X% chance that E", in the ten bundled
+languages. Numbers in other roles (ages, counts, years, list numbering, base rates, the
+instruction's "0 to 100", a question the model invented, a probability of another event)
+give no answer, with a reason. Thousands separators, the 0-1 scale, ranges, bounds,
+fractions and odds, numbers in words, yes/no replies, revisions, conflicting answers,
+refusals and cut-off replies each follow one documented rule (docs/answer-extraction.md).
+
+Linear in the length of the reply; replies longer than ``extract.lexer.MAX_CHARS`` are read
+in their first and last halves of that length.
+
+The implementation lives in ``pytest_optbench.extract``: ``lexer`` (normalising and
+tokenizing, numbers in words), ``words`` (the language tables), ``events`` (is a stated
+event the asked one?) and ``reader`` (roles, presentation, decision).
 """
 
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
+import math
 from dataclasses import dataclass
 
-# Keys a JSON answer may carry its number under, most specific first.
+from .extract import events, lexer, quantities, reader
+
+# Keys a JSON answer may carry its number under, most specific first. ("confidence" is not
+# one: a confidence in a stated yes/no is not the probability of yes.)
 JSON_KEYS = ("probability", "probability_percent", "percent", "percentage", "answer",
-             "estimate", "value", "confidence", "score", "rating", "p")
-_NUMBER = r"\d+(?:[.,]\d+)?"
-_SIGNED = r"[-+]?\d+(?:[.,]\d+)?"
-_PERCENT_SIGNS = "%\uff05\u066a\u2030"  # ASCII, full-width, Arabic percent; per-mille rejected below
-_RANGE_RE = re.compile(
-    rf"between\s+({_NUMBER})\s*%?\s*and\s+({_NUMBER})|({_NUMBER})\s*%?\s*(?:-|–|—|to)\s*({_NUMBER})",
-    re.IGNORECASE,
-)
-_FRACTION_RE = re.compile(rf"({_NUMBER})\s*(?:/|out of)\s*({_NUMBER})", re.IGNORECASE)
-# "percent" in the ten bundled languages (after a number), and the Chinese prefix form.
-_PERCENT_WORDS = (r"percent|per cent|por ciento|pour cent|prozent|процент\w*|퍼센트|パーセント|प्रतिशत"
-                  r"|في المائة|في المئة|بالمئة")
-_PERCENT_AFTER = re.compile(rf"({_NUMBER})\s*(?:%|(?:{_PERCENT_WORDS})(?!\w))", re.IGNORECASE)
-_PERCENT_BEFORE = re.compile(rf"百分之\s*({_NUMBER})")
-# Words that introduce the answer, in the ten bundled languages.
-_KEYWORDS = (r"probability|answer|estimate|likelihood|chance|rating|score|probabilidad|probabilité"
-             r"|wahrscheinlichkeit|вероятность|확률|概率|可能性|確率|संभावना|प्रायिकता|احتمال")
-_KEYWORD_RE = re.compile(rf"(?:{_KEYWORDS})[^0-9+-]{{0,40}}?({_NUMBER})", re.IGNORECASE)
-_NUMBER_RE = re.compile(_NUMBER)
+             "final_answer", "estimate", "likelihood", "chance", "value", "score", "rating",
+             "recommendation", "significance", "p")
+
+EMPTY = "empty answer"
+JSON_NO_KEY = "JSON answer has none of the answer keys"
+
+# The stable reasons, for callers that count them.
+REASONS = (EMPTY, reader.NO_NUMBER, reader.OTHER_ROLES, reader.SCALE_01, reader.CONFLICT,
+           reader.TRUNCATED, reader.YES_NO, reader.REFUSAL, reader.OUT_OF_RANGE,
+           quantities.PER_MILLE, reader.ECHO, JSON_NO_KEY)
 
 
 @dataclass(frozen=True)
@@ -47,109 +52,85 @@ class Parsed:
         return self.value is not None
 
 
-def _normalise(text: str) -> str:
-    """Native digits (Arabic-Indic, Devanagari, full-width ...) to ASCII; NFKC folds widths."""
-    # CJK punctuation separates, it never makes a decimal ("65，3个月" is 65 then 3).
-    text = text.replace("\uff0c", ", ").replace("\u3001", ", ").replace("\u3002", ". ")
-    text = unicodedata.normalize("NFKC", text)
-    out = []
-    for ch in text:
-        if ch.isdigit() and not ch.isascii():
-            digit = unicodedata.decimal(ch, None)
-            out.append(str(digit) if digit is not None else ch)
-        elif ch in "\u066b":  # Arabic decimal separator
-            out.append(".")
-        elif ch in _PERCENT_SIGNS[1:3]:
-            out.append("%")
-        else:
-            out.append(ch)
-    return "".join(out)
+def parse_answer(text: str, *, question: str | None = None, truncated: bool | None = None) -> Parsed:
+    """Read the probability (0-100) a model's reply gives as its answer.
+
+    ``question`` is the user message that was sent: with it, echoes of the question and
+    probabilities stated for another event are recognised. ``truncated`` says the reply hit
+    the token limit (finish_reason "length"); ``None`` means unknown, and then only a reply
+    that visibly ends on an unfinished number ("... is 0.", "... is 10" in prose) counts as
+    cut off.
+    """
+    if text is None or not str(text).strip():
+        return Parsed(None, EMPTY)
+    raw = lexer.cap(str(text))
+    bare = raw.strip()
+    if len(bare) <= 6 and truncated is not True:
+        # The common case, fast: "65", "65%", "65 %", "60." (an integer 0-100 and nothing else).
+        digits = bare.rstrip(".").rstrip("%").rstrip()
+        if digits.isascii() and digits.isdigit() and len(digits) <= 3 and bare[len(digits):] in ("", ".", "%", " %", "%."):
+            value = int(digits)
+            if value <= 100:
+                return Parsed(float(value))
+    asked = events.read_question(question) if question else None
+    if "{" in raw:
+        from_json = _from_json(raw, asked, truncated)
+        if from_json is not None:
+            return from_json
+    return _from_text(raw, asked, truncated)
 
 
-def _to_float(token: str) -> float:
-    return float(token.replace(",", "."))
+def _from_text(raw: str, asked: events.Question | None, truncated: bool | None) -> Parsed:
+    prepared = lexer.prepare(raw)
+    if not prepared.strip():
+        return Parsed(None, reader.NO_NUMBER)
+    reading = reader.read(prepared, asked, truncated)
+    return Parsed(reading.value, reading.reason)
 
 
-def _checked(value: float | int, how: str) -> Parsed:
+def _checked(value: float, how: str) -> Parsed:
     try:
         value = float(value)
     except OverflowError:
-        return Parsed(None, f"{how} is a number far outside 0-100")
-    if value != value or not 0 <= value <= 100:
-        return Parsed(None, f"{how} {value:g} is outside 0-100")
+        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} is a huge number)")
+    if math.isnan(value) or not 0 <= value <= 100:
+        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} {value:g})")
+    if 0 < value < 1:
+        return Parsed(None, f"{reader.SCALE_01} ({how} {value:g})")
     return Parsed(value)
 
 
-def _from_json(text: str) -> Parsed | None:
-    start, end = text.find("{"), text.rfind("}")
+def _from_json(raw: str, asked: events.Question | None, truncated: bool | None) -> Parsed | None:
+    """The answer of a JSON object in the reply (also inside a code fence), or None when
+    there is no JSON object. An object without an answer key leaves the rest of the reply to
+    be read as text."""
+    start, end = raw.find("{"), raw.rfind("}")
     if start < 0 or end <= start:
         return None
     try:
-        data = json.loads(text[start:end + 1])
+        data = json.loads(raw[start:end + 1])
     except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
         return None
     lowered = {str(k).lower(): v for k, v in data.items()}
     for key in JSON_KEYS:
-        if key in lowered:
-            value = lowered[key]
-            if isinstance(value, bool):
-                return Parsed(None, f"JSON key '{key}' holds a boolean, not a number")
-            if isinstance(value, (int, float)):
-                return _checked(value, f"JSON '{key}'")
-            if isinstance(value, str):
-                inner = parse_answer(value)
-                return inner if inner.ok else Parsed(None, f"JSON key '{key}': {inner.reason}")
-            return Parsed(None, f"JSON key '{key}' holds {type(value).__name__}, not a number")
-    return Parsed(None, "JSON answer has none of the keys " + ", ".join(JSON_KEYS[:4]) + " ...")
-
-
-def parse_answer(text: str) -> Parsed:
-    """Read one probability (0-100) from a model's reply."""
-    if text is None or not str(text).strip():
-        return Parsed(None, "empty answer")
-    text = _normalise(str(text)).strip()
-    if "\u2030" in text:
-        return Parsed(None, "per-mille answers are not on the 0-100 scale")
-
-    if "{" in text:
-        from_json = _from_json(text)
-        if from_json is not None:
-            return from_json
-
-    bare = text.rstrip(".").strip()
-    if re.fullmatch(rf"{_SIGNED}\s*(%|{_PERCENT_WORDS})?", bare, re.IGNORECASE):
-        return _checked(_to_float(re.match(_SIGNED, bare).group()), "answer")  # type: ignore[union-attr]
-
-    fraction = _FRACTION_RE.search(text)
-    if fraction:
-        numerator, denominator = _to_float(fraction.group(1)), _to_float(fraction.group(2))
-        if denominator <= 0:
-            return Parsed(None, f"fraction {fraction.group(0)!r} has a zero denominator")
-        if numerator > denominator:
-            return Parsed(None, f"fraction {fraction.group(0)!r} is above 1")
-        return _checked(100 * numerator / denominator, "fraction")
-
-    numbers = [_to_float(m) for m in _NUMBER_RE.findall(text)]
-    if not numbers:
-        return Parsed(None, "no number in the answer (a refusal or prose)")
-
-    span = _RANGE_RE.search(text)
-    if span and len(numbers) == 2:
-        ends = [g for g in span.groups() if g is not None]
-        low, high = sorted(_to_float(g) for g in ends)
-        if 0 <= low <= high <= 100:
-            return Parsed((low + high) / 2)
-
-    percents = {_to_float(m) for m in _PERCENT_AFTER.findall(text) + _PERCENT_BEFORE.findall(text)}
-    if len(percents) == 1:
-        return _checked(percents.pop(), "percentage")
-    keyword = {_to_float(m) for m in _KEYWORD_RE.findall(text)}
-    if len(keyword) == 1:
-        return _checked(keyword.pop(), "answer")
-    distinct = sorted(set(numbers))
-    if len(distinct) == 1:
-        return _checked(distinct[0], "answer")
-    shown = ", ".join(f"{n:g}" for n in distinct[:5])
-    return Parsed(None, f"several different numbers ({shown}) and no way to tell which is the answer")
+        if key not in lowered:
+            continue
+        value = lowered[key]
+        if isinstance(value, bool):
+            return Parsed(None, f"JSON key '{key}' holds a boolean, not a number")
+        if isinstance(value, (int, float)):
+            return _checked(value, f"JSON '{key}'")
+        if isinstance(value, str):
+            if value.strip().lower() in ("yes", "no", "true", "false"):
+                continue  # {"answer": "no", "probability": 2}: look for a number elsewhere
+            inner = _from_text(value, None, False)
+            return inner if inner.ok else Parsed(None, f"JSON key '{key}': {inner.reason}")
+        return Parsed(None, f"JSON key '{key}' holds {type(value).__name__}, not a number")
+    rest = raw[:start] + "\n" + raw[end + 1:]
+    if rest.strip():
+        outside = _from_text(rest, asked, truncated)
+        if outside.ok:
+            return outside
+    return Parsed(None, JSON_NO_KEY)

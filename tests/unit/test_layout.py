@@ -17,7 +17,7 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("kinds", "suites", "records", "elicit.parse"),
+    ("kinds", "suites", "records", "elicit.parse", "elicit.extract"),
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
     ("report",),

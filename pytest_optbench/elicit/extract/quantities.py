@@ -1,0 +1,342 @@
+"""Pass 1 of answer extraction: numbers with what belongs to them.
+
+Pure. A ``Quantity`` is a number with its percent sign or word, a fraction or odds ("7/10",
+"1 in 5", "une chance sur trois", "5 में से 1"), a range ("20-30%", "between 20 and 30",
+"от 30 до 40"), an even chance ("50-50"), odds with a side ("3 to 1 in favour") or an error
+margin ("20 ± 5"). Neighbouring quantities are then linked: operands of "a op b" and the
+result of "... = c" (checked when it is a single operation), and the two ends of the
+instruction's "0 to 100". One pass each; every look-ahead is bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import events as E
+from . import words as W
+from .lexer import NL, NUM, PUNCT, WORD, Tok
+
+PER_MILLE = "per-mille is not on the 0-100 scale"
+SCALE_ROLE = "the instruction's scale (from 0 to 100)"
+OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
+RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
+_RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
+
+
+@dataclass(slots=True)
+class Quantity:
+    """A number with its percent sign, fraction, range or bound; ``value`` on 0-100 when
+    ``pct`` (percent, fraction, odds), else as written."""
+
+    first: int
+    last: int
+    value: float
+    pct: bool = False
+    form: str = "point"          # point | range | bound
+    words: bool = False
+    low: float = 0.0
+    high: float = 0.0
+    role: str | None = None      # why it is not an answer
+    how: str | None = None       # how it is presented
+    strength: int = 0
+    prob: bool = False           # in a sentence about "the probability": 0-1 means a probability
+    label_form: bool = False     # a labelled field ("Probability: 0.6")
+    final: bool = False
+    event: E.Event | None = None
+    anchor: int = -1             # first token of its arithmetic chain (or ``first``)
+    result: bool = False
+    cut: bool = False
+    operand: bool = False
+    answer_head: bool = False    # presented by "the answer is", not "the probability is"
+    fraction: bool = False       # a fraction or odds ("7/10", "1 in 5"), not a percentage
+    standalone: bool = False     # the number is its line's or reply's whole content
+    new_subject: bool = False    # "A salesman has a 40% chance ...": an indefinite, new subject
+
+
+_INDEXES: dict[frozenset[tuple[str, ...]],
+               tuple[dict[str, list[tuple[str, ...]]], dict[str, list[tuple[str, ...]]]]] = {}
+
+
+def _index(phrases: frozenset[tuple[str, ...]]) -> tuple[dict[str, list[tuple[str, ...]]],
+                                                         dict[str, list[tuple[str, ...]]]]:
+    """Phrases by first and by last word (built once per table), so a look-up at one position
+    costs the few phrases that can start or end there, not the whole table."""
+    found = _INDEXES.get(phrases)
+    if found is None:
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        by_last: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in phrases:
+            by_first.setdefault(phrase[0], []).append(phrase)
+            by_last.setdefault(phrase[-1], []).append(phrase)
+        found = _INDEXES[phrases] = (by_first, by_last)
+    return found
+
+
+def phrase_at(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
+    """Length of the longest phrase starting at token ``i`` (0 if none)."""
+    n = len(toks)
+    if i >= n:
+        return 0
+    best = 0
+    for phrase in _index(phrases)[0].get(toks[i].text, ()):
+        k = len(phrase)
+        if k > best and i + k <= n and all(toks[i + m].text == phrase[m] for m in range(1, k)):
+            best = k
+    return best
+
+
+def phrase_before(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
+    """Length of the longest phrase ending right before token ``i``."""
+    if i <= 0:
+        return 0
+    best = 0
+    for phrase in _index(phrases)[1].get(toks[i - 1].text, ()):
+        k = len(phrase)
+        if k > best and i - k >= 0 and all(toks[i - k + m].text == phrase[m] for m in range(k - 1)):
+            best = k
+    return best
+
+
+class Numbers:
+    """The quantities of a token list: ``qs`` in order, and ``owner[i]``, the index of the
+    quantity token ``i`` belongs to (-1 for none)."""
+
+    def __init__(self, toks: list[Tok]) -> None:
+        self.toks = toks
+        self.n = len(toks)
+        self.owner = [-1] * self.n
+        self.qs: list[Quantity] = []
+
+    def build(self) -> None:
+        toks, n = self.toks, self.n
+        i = 0
+        while i < n:
+            if toks[i].kind == NUM and self.owner[i] < 0:
+                q = self._quantity(i)
+                idx = len(self.qs)
+                self.qs.append(q)
+                for k in range(q.first, q.last + 1):
+                    self.owner[k] = idx
+                i = q.last + 1
+            else:
+                i += 1
+
+    def pct_after(self, j: int) -> int:
+        """Tokens of a percent sign or word starting at ``j`` (0 if none)."""
+        toks = self.toks
+        if j >= self.n:
+            return 0
+        t = toks[j]
+        if t.kind == PUNCT and t.text == "%":
+            return 1
+        if t.kind == WORD:
+            k = phrase_at(toks, j, W.PERCENT_AFTER)
+            if k:
+                return k
+            if not t.text.isascii() and t.text.startswith(W.CJK_PERCENT_PREFIXES):
+                return 1
+        return 0
+
+    def _quantity(self, i: int) -> Quantity:
+        toks, n = self.toks, self.n
+        t = toks[i]
+        q = Quantity(i, i, t.value, pct=t.pct or t.ratio, words=t.words, anchor=i)
+        if t.odd:
+            q.role = "not a quantity (a date, version or huge number)"
+        elif t.listed:
+            q.role = "an item of a list of numbers (1,2,3)"
+        prev = toks[i - 1] if i > 0 else None
+        if prev is not None and prev.kind == WORD and prev.text.endswith(W.CJK_PERCENT_BEFORE):
+            q.pct = True  # 百分之65
+        j = i + 1
+        k = self.pct_after(j)
+        if k:
+            q.pct, q.last, j = True, j + k - 1, j + k
+        if j < n and toks[j].kind == PUNCT and toks[j].text == "\u2030":
+            q.role, q.last = PER_MILLE, j
+            return q
+        if q.pct or t.ratio:
+            self._range_from(q, i, j)
+            return q
+        if (t.value == 50 and j + 1 < n and toks[j].text in ("-", "/", "на", ":") and toks[j + 1].kind == NUM
+                and toks[j + 1].value == 50):
+            q.pct, q.last = True, j + 1  # 50-50, 50/50: an even chance
+            return q
+        if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
+                and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
+            return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
+        if j + 1 < n and toks[j].text in ("to", ":") and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
+            odds = self._odds(q, t.value, toks[j + 1].value, j + 1)
+            if odds is not None:
+                return odds
+        # Fractions and odds: 7/10, 65 out of 100, 1 in 5, une chance sur trois, 1 из 5.
+        if j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM:
+            d = toks[j + 1]
+            if j + 3 < n and toks[j + 2].text == "/" and toks[j + 3].kind == NUM:
+                q.last = j + 3
+                q.role = "a date"
+                return q
+            return self._fraction(q, t.value, d.value, j + 1)
+        k = phrase_at(toks, j, W.ODDS_BETWEEN) if j < n and toks[j].kind == WORD else 0
+        if k and j + k < n and toks[j + k].kind == NUM:
+            d = toks[j + k]
+            joiner = tuple(toks[m].text for m in range(j, j + k))
+            if joiner in W.ODDS_TOTAL_FIRST:  # "5 में से 1"
+                return self._fraction(q, d.value, t.value, j + k)
+            explicit = joiner in (("out", "of"), ("of", "every"), ("in", "every"))
+            plausible = explicit or (0 <= t.value <= d.value and d.value >= 2 and float(d.value).is_integer()
+                         and float(t.value).is_integer() and not 1800 <= d.value <= 2100
+                         and not self.pct_after(j + k + 1))
+            if joiner in (("de",), ("من",), ("на",), ("a",), ("en",)) and not t.words:
+                plausible = plausible and self.pct_after(j + k + 1) == 0 and t.value < d.value and d.value in (2, 3, 4, 5, 6, 8, 10, 20, 100)
+            if plausible:
+                return self._fraction(q, t.value, d.value, j + k)
+        self._range_from(q, i, j)
+        return q
+
+    def _odds(self, q: Quantity, x: float, y: float, last: int) -> Quantity | None:
+        """"3 to 1 in favour" (75), "3 to 1 against" (25); odds with no side are no answer."""
+        toks, n = self.toks, self.n
+        side = " ".join(toks[m].text for m in range(last + 1, min(n, last + 3)) if toks[m].kind == WORD)
+        odds_before = any(toks[m].text in ("odds", "chances") for m in range(max(0, q.first - 4), q.first))
+        if x + y <= 0:
+            return None
+        if side.startswith(("in favor", "in favour", "for", "on")):
+            self._fraction(q, x, x + y, last)
+        elif side.startswith("against"):
+            self._fraction(q, y, x + y, last)
+        elif odds_before:
+            q.last, q.role = last, "odds with no side (3 to 1 for or against?)"
+        else:
+            return None
+        return q
+
+    def _fraction(self, q: Quantity, num: float, den: float, last: int) -> Quantity:
+        q.last = last
+        q.pct = q.fraction = True
+        if num == den == 50:
+            q.value = 50.0  # 50/50
+        elif den == 0:
+            q.value = float("nan")  # "0/0": presented, it is an answer outside 0-100
+        else:
+            q.value = 100 * num / den
+        k = self.pct_after(last + 1)
+        if k:
+            q.last = last + k
+        return q
+
+    def _range_from(self, q: Quantity, i: int, j: int) -> None:
+        """``q`` (tokens i..j-1) may start a range: 20-30%, 20 to 30 percent, between 20 and 30."""
+        toks, n = self.toks, self.n
+        if j >= n:
+            return
+        opener = phrase_before(toks, i, W.RANGE_OPENERS)
+        joiners = _RANGE_JOINERS_AFTER_OPENER if opener else W.RANGE_JOINERS
+        k = phrase_at(toks, j, joiners)
+        if not k or j + k >= n or toks[j + k].kind != NUM:
+            if j < n and toks[j].kind == PUNCT and toks[j].text == "±" and j + 1 < n and toks[j + 1].kind == NUM:
+                q.last = j + 1 + self.pct_after(j + 2)
+            return
+        y = toks[j + k]
+        if y.odd or y.words != q.words and not y.words and q.words:
+            return
+        low, high = q.value if not toks[i].ratio else toks[i].value, y.value
+        joiner = toks[j].text
+        if low >= high:
+            return  # "100 - 1" is arithmetic, "27 BCE to 19 CE" two numbers
+        if (q.pct or self.pct_after(j + k + 1)) and high > 100:
+            return  # "84% - 960": arithmetic, not a range of percentages
+        if joiner == "-" and (toks[j].space != toks[j + 1].space):
+            return
+        kp = self.pct_after(j + k + 1)
+        last = j + k + kp
+        if last + 1 < n and toks[last + 1].text in RESULT_LINKS:
+            return  # "20 - 30 = -10" is arithmetic
+        q.form, q.low, q.high = "range", low, high
+        q.value = (low + high) / 2
+        q.pct = q.pct or kp > 0
+        q.last = last
+        if opener:
+            q.anchor = q.first  # the opener is found again when looking back
+        if low in (0, 1) and high in (10, 100) and (opener or joiner in ("-", "–", "to", "bis", "à", "a", "до")):
+            scale_words = {"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"}
+            before = {toks[m].text for m in range(max(0, i - 4), i)}
+            after = {toks[m].text for m in range(last + 1, min(n, last + 4))}
+            if low == 0 and high == 100 or scale_words & (before | after):
+                q.role = SCALE_ROLE
+
+    def gap(self, a: Quantity, b: Quantity) -> list[Tok]:
+        return self.toks[a.last + 1:b.first]
+
+    def link(self) -> None:
+        """Pass 1b: arithmetic chains and the instruction's scale, across neighbouring quantities."""
+        self._arithmetic()
+        self._scale_pairs()
+
+    def _arithmetic(self) -> None:
+        """Operands of ``a op b`` and results of ``... = c``; a result that does not follow from
+        a single operation on two numbers is "inconsistent arithmetic"."""
+        qs = self.qs
+        chain_start = -1
+        for k in range(1, len(qs)):
+            a, b = qs[k - 1], qs[k]
+            gap = [t for t in self.gap(a, b)]
+            texts = [t.text for t in gap]
+            if len(texts) > 3 or any(t.kind == NL for t in gap):
+                chain_start = -1
+                continue
+            if len(texts) == 1 and texts[0] in OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):
+                if texts == ["-"] and a.form == "range":
+                    continue
+                a.operand = b.operand = True
+                a.role = b.role = "formula operand"
+                if chain_start < 0:
+                    chain_start = a.anchor
+                b.anchor = chain_start
+                continue
+            if texts and all(x in RESULT_LINKS or x in ("is", "approximately", "about", "roughly", "which", ",")
+                             for x in texts) and any(x in RESULT_LINKS for x in texts):
+                start = chain_start if a.operand else a.anchor
+                b.result, b.anchor = True, start
+                if a.operand:
+                    expected = self._evaluate(k - 1)
+                    if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
+                        b.role = "inconsistent arithmetic"
+                else:
+                    a.role = a.role or "restated by a later number"
+                chain_start = -1
+                continue
+            chain_start = -1
+
+    def _evaluate(self, k: int) -> float | None:
+        """``a op b`` ending at quantity ``k``, when it is exactly that."""
+        if k < 1:
+            return None
+        a, b = self.qs[k - 1], self.qs[k]
+        if k >= 2 and self.qs[k - 2].operand and len(self.gap(self.qs[k - 2], a)) == 1:
+            return None  # longer expressions are not checked
+        op = " ".join(t.text for t in self.gap(a, b))
+        x, y = self.toks[a.first].value, self.toks[b.first].value
+        if op in ("+", "plus"):
+            return x + y
+        if op in ("-", "minus"):
+            return x - y
+        if op in ("×", "*", "x", "times", "⋅", "·", "multiplied by"):
+            return x * y
+        if op in ("÷", "divided by") and y != 0:
+            return x / y
+        return None
+
+    @staticmethod
+    def _close(expected: float, stated: float) -> bool:
+        return abs(expected - stated) <= max(0.006, 0.02 * abs(stated))
+
+    def _scale_pairs(self) -> None:
+        """"from 0 (not at all) to 100 (...)": both ends of the instruction's scale."""
+        qs, toks = self.qs, self.toks
+        for k in range(1, len(qs)):
+            a, b = qs[k - 1], qs[k]
+            if a.value in (0, 1) and b.value == 100 and not a.pct and b.last - a.first <= 12:
+                between = {toks[m].text for m in range(a.last + 1, b.first)}
+                if between & {"to", "and", "-", "–", "bis", "à", "a", "до", "到", "से", "إلى", "~"}:
+                    a.role = b.role = SCALE_ROLE

@@ -1,0 +1,1051 @@
+"""Tokens -> the number a reply presents as its answer, or the reason there is none.
+
+Pure. Four passes over the tokens, each linear:
+
+1. **Quantities** (``quantities.py``). Numbers with what belongs to them: a percent sign or word, a fraction
+   or odds ("7/10", "1 in 5", "три из пяти"), a range ("20-30%", "between 20 and 30"),
+   a bound ("less than 5%"), arithmetic ("1 - 0.4 = 0.6").
+2. **Roles.** Why a quantity is *not* an answer: a count or measurement ("3 boys",
+   "a 50-year-old"), money, a year, list or option numbering, a share or a change ("30% of
+   applicants", "10% more"), the instruction's scale ("from 0 to 100"), a number inside a
+   question or a hypothetical, a negated number ("is not 0.9"), a formula's operand or a
+   result that does not follow from it.
+3. **Presentation.** How a remaining quantity is presented as the answer: the whole reply or
+   a phrase of nothing but the number and hedges ("About 65%.", "Je dirais environ 70 %"), a
+   labelled field ("Answer: 25", "Final answer: 95"), "the probability [that E] is X",
+   a first-person estimate ("I'd put it at 92%"), "X% chance that E". A stated event is
+   compared with the question's (``events``).
+4. **Decision.** Cut-off numbers are dropped; 0-1 values are scaled or declared ambiguous;
+   an explicit revision replaces what came before; a marked final answer wins over earlier
+   intermediate results; a point estimate wins over a range or bound; what remains must be
+   one value.
+
+The rules are documented in docs/answer-extraction.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import events as E
+from . import lexer as L
+from . import quantities as Q
+from . import words as W
+from .lexer import NL, NUM, PUNCT, WORD, Tok
+from .quantities import PER_MILLE, Numbers, Quantity, phrase_at, phrase_before
+
+# Reasons (stable phrases; callers may count them).
+NO_NUMBER = "no number"
+OTHER_ROLES = "no answer: numbers only in other roles"
+SCALE_01 = "0-1 scale ambiguous"
+CONFLICT = "conflicting answers"
+TRUNCATED = "truncated"
+YES_NO = "yes/no without a probability"
+REFUSAL = "refusal"
+OUT_OF_RANGE = "answer outside 0-100"
+
+_SENTENCE_END = frozenset(".!?;")
+_CLAUSE_PUNCT = frozenset(",:()[]—–→|/\"")
+_PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
+_NUMBER_WORD_ROLE = "number in words"
+
+
+_CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | W.CJK_FILLER_WORDS, key=len, reverse=True))
+_HEAD_LINKS = W.COPULAS | W.HEAD_LINK_WORDS
+_BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
+_PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
+_RANGE_WORDS = frozenset(w for p in W.RANGE_OPENERS | W.RANGE_AND | W.RANGE_JOINERS for w in p if w.isalpha())
+_REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
+# an event ("a pool of 5%").
+_ANY_HEAD = W.PROBABILITY_HEADS | W.ANSWER_HEADS | W.PROSE_ANSWER_HEADS
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The answer (on 0-100) or the reason there is none."""
+
+    value: float | None
+    reason: str | None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _is_number_text(text: str) -> bool:
+    return text.lstrip("-").replace(".", "", 1).isdigit()
+
+
+def _cjk_has(text: str, items: tuple[str, ...]) -> bool:
+    return not text.isascii() and any(s in text for s in items)
+
+
+def _is_phrase_word(tok: Tok) -> bool:
+    """A token allowed around the number in a phrase that is nothing but the answer."""
+    if tok.kind == PUNCT:
+        return tok.text in _PHRASE_PUNCT or tok.text in "-–—"
+    if tok.kind == NL:
+        return True
+    if tok.kind != WORD:
+        return False
+    t = tok.text
+    if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
+            or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
+            or t in W.CONCLUSION
+            or t in _RANGE_WORDS
+            or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
+        return True
+    if not t.isascii():
+        return _cjk_filler(t)
+    return False
+
+
+def _cjk_filler(t: str) -> bool:
+    """A run of an unspaced script made of up to four hedges, copulas or lead-ins ("我估计大约是")."""
+    rest = t
+    for _ in range(4):
+        if not rest:
+            return True
+        for f in _CJK_FILLERS:
+            if rest.startswith(f):
+                rest = rest[len(f):]
+                break
+        else:
+            for f in W.CJK_BOUNDS + W.CJK_PERCENT_PREFIXES + W.CJK_PROBABILITY_HEADS:
+                if rest.startswith(f):
+                    rest = rest[len(f):]
+                    break
+            else:
+                return False
+    return not rest
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+class Reader(Numbers):
+    """One reply. ``read()`` returns its answer or the reason there is none."""
+
+    def __init__(self, toks: list[Tok], question: E.Question | None, truncated: bool | None) -> None:
+        super().__init__(toks)
+        self.question = question
+        self.truncated = truncated
+        self.sent = [0] * self.n
+        self.clause = [0] * self.n
+        self.sent_start: list[int] = []
+        self.clause_start: list[int] = []
+        self.clause_end: list[int] = []
+        self.sent_end: list[int] = []
+        self.clause_other: list[int] = []   # tokens of the clause that are not phrase words
+        self.clause_words: list[int] = []
+        self.sent_words: list[int] = []
+        self.sent_qs: list[int] = []
+        self.sent_negated: list[bool] = []
+        self.cut_unfinished = False
+        self.first_content = 0
+        self.pct_before: list[int] = []
+        self.head_before: list[int] = []
+        self.anyhead_before: list[int] = []
+        self.sent_interrogative: list[bool] = []
+        self.sent_hypothetical_from: list[int] = []
+
+    # ------------------------------------------------------------------ sentences and clauses
+
+    def structure(self) -> None:
+        """Sentence and clause ids, and per-clause and per-sentence counts (computed once)."""
+        toks, n = self.toks, self.n
+        sent = clause = 0
+        self.sent_start.append(0)
+        self.clause_start.append(0)
+        for i in range(n):
+            t = toks[i]
+            inside = self.owner[i] >= 0
+            boundary_sent = False
+            boundary_clause = False
+            if t.kind == NL:
+                boundary_sent = True
+            elif t.kind == PUNCT and not inside:
+                if t.text in _SENTENCE_END and not self._abbreviation(i):
+                    boundary_sent = True
+                elif t.text in _CLAUSE_PUNCT or (t.text in "-–" and t.space and i + 1 < n and toks[i + 1].space):
+                    boundary_clause = True
+            self.sent[i] = sent
+            self.clause[i] = clause
+            if boundary_sent:
+                self.sent_end.append(i)
+                self.clause_end.append(i)
+                sent += 1
+                clause += 1
+                self.sent_start.append(i + 1)
+                self.clause_start.append(i + 1)
+            elif boundary_clause:
+                self.clause_end.append(i)
+                clause += 1
+                self.clause_start.append(i + 1)
+        self.sent_end.append(n)
+        self.clause_end.append(n)
+        self.first_content = next((i for i in range(n) if toks[i].kind != NL), n)
+        # Prefix counts: percentages and probability heads before each token (O(1) range checks).
+        self.pct_before = [0] * (n + 1)
+        self.head_before = [0] * (n + 1)
+        self.anyhead_before = [0] * (n + 1)
+        for i in range(n):
+            t = toks[i]
+            owner = self.owner[i]
+            self.pct_before[i + 1] = self.pct_before[i] + (owner >= 0 and self.qs[owner].pct)
+            self.head_before[i + 1] = self.head_before[i] + (t.kind == WORD and t.text in W.PROBABILITY_HEADS)
+            self.anyhead_before[i + 1] = self.anyhead_before[i] + (t.kind == WORD and t.text in _ANY_HEAD)
+        nsent, nclause = sent + 1, clause + 1
+        self.clause_other = [0] * nclause
+        self.clause_words = [0] * nclause
+        self.sent_words = [0] * nsent
+        self.sent_qs = [0] * nsent
+        for i in range(n):
+            t = toks[i]
+            if self.owner[i] >= 0:
+                continue
+            if t.kind == WORD:
+                self.clause_words[self.clause[i]] += 1
+                self.sent_words[self.sent[i]] += 1
+            if not _is_phrase_word(t):
+                self.clause_other[self.clause[i]] += 1
+        for q in self.qs:
+            if not q.words or q.pct:
+                self.sent_qs[self.sent[q.first]] += 1
+        # Interrogative and hypothetical sentences.
+        self.sent_interrogative = [False] * nsent
+        self.sent_hypothetical_from = [-1] * nsent
+        for s in range(nsent):
+            a, b = self.sent_start[s], self.sent_end[s]
+            if a < n and b < n and toks[b].kind == PUNCT and toks[b].text == "?" and any(
+                    self.owner[m] < 0 and not _is_phrase_word(toks[m]) for m in range(a, b)):
+                self.sent_interrogative[s] = True  # "Is 40 prime?" (not "Maybe 40%?")
+            closed = b < n and toks[b].kind == PUNCT and toks[b].text in ".!"
+            first = next((k for k in range(a, min(b, a + 3)) if toks[k].kind in (WORD, NUM)), None)
+            if not closed and first is not None and toks[first].kind == WORD and toks[first].text in W.INTERROGATIVES:
+                nxt = toks[first + 1] if first + 1 < n else None
+                # "Is 2/3 less than 1/3" (cut before its "?"), "What is the probability ..."
+                if not (toks[first].text in ("was", "is", "will", "would", "can", "could", "should")
+                        and nxt is not None and nxt.kind == PUNCT):
+                    self.sent_interrogative[s] = True
+        for i in range(n):
+            t = toks[i]
+            s = self.sent[i]
+            if self.sent_hypothetical_from[s] >= 0:
+                continue
+            if t.kind == WORD and (t.text in W.HYPOTHETICAL or _cjk_has(t.text, W.CJK_HYPOTHETICAL)):
+                if phrase_at(toks, i, W.HYPOTHETICAL_EXCEPTIONS):
+                    continue
+                if t.text == "were" and not any(toks[m].text == "if" for m in range(max(0, i - 8), i)):
+                    continue
+                self.sent_hypothetical_from[s] = i
+        # "70% (if funding closes), otherwise 30%": every number of a conditional is hypothetical.
+        for i in range(n):
+            t = toks[i]
+            s = self.sent[i]
+            if 0 <= self.sent_hypothetical_from[s] and t.kind == WORD and t.text in W.OTHERWISE:
+                self.sent_hypothetical_from[s] = self.sent_start[s]
+
+    def _abbreviation(self, i: int) -> bool:
+        """A full stop after "e.g", "i.e", "approx", a single letter: not a sentence end."""
+        toks = self.toks
+        if i == 0 or toks[i].text != ".":
+            return False
+        prev = toks[i - 1]
+        if prev.kind == WORD and prev.text in L.ABBREVIATIONS and not toks[i].space:
+            nxt = toks[i + 1] if i + 1 < self.n else None
+            return nxt is not None and nxt.kind != NL
+        return prev.kind == PUNCT and prev.text == "."  # "..." ends once
+
+    # ------------------------------------------------------------------ pass 2: roles
+
+    def roles(self) -> None:
+        self.link()
+        for q in self.qs:
+            if q.role is None:
+                q.role = self._role(q)
+
+    def _prev(self, i: int) -> int:
+        """Index of the token before ``i``, skipping hedges and bound phrases ("about", "no more than")."""
+        toks = self.toks
+        k = i - 1
+        while k >= 0:
+            t = toks[k]
+            m = phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
+            if m:
+                k -= m
+                continue
+            if t.kind == WORD and t.text in W.HEDGES:
+                k -= 1
+                continue
+            if t.kind == PUNCT and t.text in "~≈<>≤≥":
+                k -= 1
+                continue
+            break
+        return k
+
+    def _role(self, q: Quantity) -> str | None:
+        """Why ``q`` is not an answer, from the tokens around it; None when it may be one."""
+        toks, n = self.toks, self.n
+        first, last = q.first, q.last
+        t = toks[first]
+        s = self.sent[first]
+        prev = toks[first - 1] if first > 0 else None
+        nxt = toks[last + 1] if last + 1 < n else None
+        nxt2 = toks[last + 2] if last + 2 < n else None
+        # Money.
+        if prev is not None and prev.kind == PUNCT and prev.text in "$€£¥₹₩₽" and not t.space:
+            return "money"
+        if prev is not None and prev.kind == WORD and prev.text in ("usd", "eur", "gbp", "rs", "inr"):
+            return "money"
+        if nxt is not None and nxt.kind == WORD and nxt.text in W.CURRENCY and not q.pct:
+            return "money"
+        # Ordinals, measurements glued to the number: "4th", "50-year-old", "25°C".
+        if nxt is not None and not nxt.space:
+            if nxt.kind == WORD and nxt.text in ("st", "nd", "rd", "th", "e", "er", "ème", "eme", "º", "s", "x", "k", "m", "km", "kg", "g", "cm", "mm", "h", "min"):
+                return "an ordinal or a measurement"
+            if nxt.kind == PUNCT and nxt.text in "°º" :
+                return "a measurement"
+            if nxt.kind == PUNCT and nxt.text == "-" and nxt2 is not None and nxt2.kind == WORD and not q.pct:
+                return "a measurement (a compound such as 50-year-old)"
+            if nxt.kind == PUNCT and nxt.text == ":" and nxt2 is not None and nxt2.kind == NUM and not nxt2.space:
+                return "a ratio or a time of day"
+        if prev is not None and not t.space and prev.kind == PUNCT and prev.text == ":" and first >= 2 and toks[first - 2].kind == NUM:
+            return "a ratio or a time of day"
+        # An operand of a formula with variables or brackets: "1 - (1 - p)", "100 * p".
+        if (nxt is not None and nxt.kind == PUNCT and nxt.text in "-+×*/÷" and nxt2 is not None
+                and ((nxt2.kind == PUNCT and nxt2.text == "(") or (nxt2.kind == WORD and len(nxt2.text) == 1))):
+            return "formula operand"
+        if (prev is not None and prev.kind == PUNCT and prev.text in "-+×*/÷" and first >= 2
+                and ((toks[first - 2].kind == PUNCT and toks[first - 2].text in "()")
+                     or (toks[first - 2].kind == WORD and len(toks[first - 2].text) == 1))):
+            return "formula operand"
+        # Years and other large plain numbers.
+        if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() and toks[first].decimals == 0:
+            return "a year"
+        # Numbering: "1.", "(1)", "Option 2", "Step 3".
+        role = self._numbering(q)
+        if role:
+            return role
+        # Inside a question, a hypothetical, or negated.
+        if self.sent_interrogative[s]:
+            return "inside a question (an echo or an invented question)"
+        hyp = self.sent_hypothetical_from[s]
+        if hyp >= 0 and (hyp < first or self.clause[hyp] == self.clause[first]):
+            return "hypothetical"
+        p = self._prev(first)
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NOT_BEFORE and (
+                toks[p].text != "no" or (p >= 1 and toks[p - 1].text in ("is", "are", "was"))):
+            return "negated (is not X)"
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.CHANGE_BEFORE and not (toks[p].text == "de" and q.pct):
+            return "a change (by X)"
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NUMBERING_BEFORE:
+            return "numbering or a label of something else"
+        # After the number.
+        if q.pct:
+            return self._after_percent(q)
+        if nxt is not None and nxt.kind == WORD:
+            return self._after_plain(q, nxt, nxt2)
+        if q.words:
+            return _NUMBER_WORD_ROLE
+        return None
+
+    def _asks_probability(self, s: int) -> bool:
+        """Sentence ``s`` mentions a probability (it is a probability question)."""
+        return self.head_before[self.sent_end[s]] > self.head_before[self.sent_start[s]] or any(
+            _cjk_has(self.toks[m].text, W.CJK_PROBABILITY_HEADS)
+            for m in range(self.sent_start[s], min(self.sent_end[s], self.sent_start[s] + 40)))
+
+    def _after_percent(self, q: Quantity) -> str | None:
+        toks, n = self.toks, self.n
+        last = q.last
+        nxt = toks[last + 1] if last + 1 < n else None
+        if nxt is None:
+            return None
+        after = toks[last + 2] if last + 2 < n else None
+        if self.toks[last].kind == WORD and not self.toks[last].text.isascii():
+            # CJK percent word with its particle: "40%の", "40퍼센트의"
+            rest = self.toks[last].text
+            for pfx in W.CJK_PERCENT_PREFIXES:
+                if rest.startswith(pfx):
+                    rest = rest[len(pfx):]
+                    break
+            if rest.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(rest, W.CJK_PROBABILITY_HEADS):
+                return "a share of something (X% of)"
+        if nxt.kind == WORD:
+            word = nxt.text
+            if word in W.PROPORTION_AFTER:
+                if word in ("of", "de", "des", "del") and after is not None and after.kind == WORD and (
+                        after.text in W.PROBABILITY_HEADS or after.text in ("chances", "probabilidad", "posibilidades")):
+                    return None
+                if word in ("a", "an") and (after is None or after.kind != WORD or after.text not in ("year", "month", "week", "day")):
+                    return None
+                return "a share or a change (X% of, X% more)"
+            if not word.isascii() and word.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(word, W.CJK_PROBABILITY_HEADS):
+                return "a share of something (X% of)"
+            if q.words and q.form == "point" and not self.toks[q.first].pct and not self.toks[q.first].ratio:
+                return None
+        return None
+
+    def _after_plain(self, q: Quantity, nxt: Tok, nxt2: Tok | None) -> str | None:
+        word = nxt.text
+        if q.words:
+            return _NUMBER_WORD_ROLE
+        if word == "of" and q.form == "point":
+            return "a count (N of ...)"
+        if word in W.FOLLOWERS_OK or any(p[0] == word for p in W.BOUNDS_AFTER):
+            return None
+        if not word.isascii() and not any(c.isalpha() and ord(c) < 0x3000 for c in word[:1]):
+            # Unspaced scripts: "65です" is an answer, "3个月" and "10名" are counts.
+            if word.startswith(W.CJK_FOLLOWERS_OK + W.CJK_BOUNDS) or _cjk_filler(word):
+                return None
+            return "a count or a measurement"
+        if word in W.PROBABILITY_HEADS or word in ("likely", "percentile"):
+            return None if word != "percentile" else "a percentile"
+        return "a count or a measurement"
+
+    def _numbering(self, q: Quantity) -> str | None:
+        toks, n = self.toks, self.n
+        first, last = q.first, q.last
+        t = toks[first]
+        if q.pct or q.form != "point" or t.decimals or not 0 <= t.value <= 100:
+            return None
+        prev = toks[first - 1] if first > 0 else None
+        nxt = toks[last + 1] if last + 1 < n else None
+        after = toks[last + 2] if last + 2 < n else None
+        if t.value > 50 and not (prev is not None and prev.text == "(" and nxt is not None and nxt.text == ")"):
+            return None  # list items are small numbers; "(53)" is an option number too
+        if prev is not None and prev.kind == PUNCT and prev.text == "(" and nxt is not None and nxt.kind == PUNCT and nxt.text == ")":
+            return "numbering ((1))"  # "(80%)" has its percent sign, and "(1)" is not a restatement
+        if prev is not None and prev.kind == PUNCT and prev.text == "#":
+            return "numbering (#1)"
+        if nxt is None or nxt.kind != PUNCT or nxt.text not in ".)":
+            return None
+        line_first = prev is None or prev.kind == NL
+        sentence_first = line_first or (prev is not None and prev.kind == PUNCT and prev.text in ".!?;")
+        if not sentence_first:
+            return None
+        text_follows = after is not None and after.kind in (WORD, NUM) and after.space
+        if text_follows and (first > 0 or t.value == 1 or self._list_continues(last + 1, t.value)):
+            # "1. What is ...", "order. 2. The ...": a list item. At the very start of a reply only
+            # "1." or a number whose successor starts a later line; "65. Most papers ..." is an answer.
+            return "list numbering (1.)"
+        if line_first and first > 0 and (after is None or after.kind == NL):
+            # A line that is only "1." after a line ending with a colon, or in a list.
+            k = first - 1
+            while k >= 0 and toks[k].kind == NL:
+                k -= 1
+            if k >= 0 and toks[k].kind == PUNCT and toks[k].text == ":":
+                return "list numbering (1.)"
+        return None
+
+    def _list_continues(self, i: int, value: float) -> bool:
+        """A later line starts with "<value + 1>."."""
+        toks = self.toks
+        for m in range(i, self.n - 2):
+            if toks[m].kind == NL and toks[m + 1].kind == NUM and toks[m + 1].value == value + 1 \
+                    and toks[m + 2].text in ".)":
+                return True
+        return False
+
+    # ------------------------------------------------------------------ pass 3: presentation
+
+    def present(self) -> None:
+        self.sent_qs = [0] * len(self.sent_qs)
+        self.sent_negated = [False] * len(self.sent_qs)
+        for q in self.qs:
+            if q.role is None:
+                self.sent_qs[self.sent[q.first]] += 1
+        for i, t in enumerate(self.toks):
+            if t.kind == WORD and (t.text in W.NEGATIONS or t.text.endswith("n't")):
+                self.sent_negated[self.sent[i]] = True
+        for q in self.qs:
+            if q.role is not None:
+                continue
+            self._present(q)
+            if q.how is not None and q.role is None:
+                self._echo_checks(q)
+        self._alternatives()
+
+    def _alternatives(self) -> None:
+        """"30% or 50%": two numbers offered as alternatives share one presentation, so they
+        conflict; when one of them is not an answer, neither is."""
+        qs = self.qs
+        for k in range(1, len(qs)):
+            a, b = qs[k - 1], qs[k]
+            gap = [t.text for t in self.gap(a, b) if t.text != ","]
+            if len(gap) != 1 or gap[0] not in W.OR_WORDS or abs(a.value - b.value) <= 0.01:
+                continue
+            if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
+                if a.how is not None or b.how is not None:
+                    src = a if a.strength >= b.strength else b
+                    for q in (a, b):
+                        q.role, q.how, q.strength = None, src.how, src.strength
+            elif a.role is None and a.how is not None and b.role is not None and b.role != _NUMBER_WORD_ROLE:
+                a.role = "an alternative to a number in another role"
+            elif b.role is None and b.how is not None and a.role is not None and a.role != _NUMBER_WORD_ROLE:
+                b.role = "an alternative to a number in another role"
+
+    def _present(self, q: Quantity) -> None:
+        """How ``q`` is presented as the answer (``how``, ``strength``, the event it names), if it is."""
+        toks = self.toks
+        anchor = q.anchor if q.result else q.first
+        a = self._prev(anchor) + 1  # first token of the hedges/bounds before the number
+        if q.form == "point" and a < anchor and any(
+                phrase_at(toks, m, W.BOUNDS_BEFORE) for m in range(a, anchor)):
+            q.form = "bound"
+        if q.form == "point" and q.last + 1 < self.n and (
+                phrase_at(toks, q.last + 1, W.BOUNDS_AFTER)
+                or (toks[q.last + 1].kind == WORD and toks[q.last + 1].text.startswith(W.CJK_BOUNDS))):
+            q.form = "bound"
+        if self._label(q, a):
+            return
+        if self._head(q, a):
+            return
+        if self._chance_after(q):
+            return
+        if self._leadin(q, a):
+            return
+        self._phrase(q, a)
+
+    # -- labels: "Answer: 25", "**Final answer:** 95", "P(not selected) = 0.95"
+
+    def _label(self, q: Quantity, a: int) -> bool:
+        """A number right after "label:" or "label =" is presented by its label: an answer
+        when the label names one (answer, estimate, probability, rating, "I'd say", or the
+        question's event), otherwise something else ("Base rate: 30%", "Step 2: 1")."""
+        toks = self.toks
+        k = a - 1
+        if k < 0:
+            return False
+        if toks[k].kind == NL:  # "Answer:\n25"
+            while k >= 0 and toks[k].kind == NL:
+                k -= 1
+            if k < 0 or toks[k].text != ":":
+                return False
+        if not ((toks[k].kind == PUNCT and toks[k].text in (":", "=", "\u2192"))
+                or (toks[k].kind == WORD and toks[k].text == "equals")):
+            return False
+        if toks[k].text == "\u2192":
+            # "Rating: 7/10 -> 70": a conversion of the quantity before the arrow.
+            before = self.owner[k - 1] if k > 0 else -1
+            if before < 0:
+                return False
+            src = self.qs[before]
+            if src.how is None:
+                return False
+            q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
+            q.standalone = True
+            return True
+        # The label: back to the start of its line or sentence (at most 16 tokens).
+        start, parens = k, 0
+        while start > 0 and k - start < 16:
+            t = toks[start - 1]
+            if t.kind == NL:
+                break
+            if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self._abbreviation(start - 1):
+                break
+            if t.kind == PUNCT and t.text == ")":
+                parens += 1
+            elif t.kind == PUNCT and t.text == "(":
+                parens -= 1
+            start -= 1
+        label = toks[start:k]
+        words = [t.text for t in label if t.kind == WORD]
+        heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
+                 or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
+        cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
+        revision = any((w,) in W.REVISION for w in words)
+        leadin = revision or (words[:1] and words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
+            any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
+        if heads or cjk_head or leadin:
+            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
+                        for w in words)
+            q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
+            desc = self._descriptor_from_label(label)
+            if desc:
+                joined = "".join(desc)
+                q.event = E.make_event(desc, "" if joined.isascii() else joined)
+        elif self.question is not None and not self.question.binary and any(w not in W.STOPWORDS for w in words):
+            # "Acceptance: 30%", "The online store attracts steady orders: 40": the asked event.
+            ev = E.make_event([t.text for t in label if t.kind in (WORD, NUM)])
+            if not (ev.words and E.matches(ev, self.question)):
+                q.role = "labelled as something else"
+                return True
+            q.how, q.strength, q.label_form, q.event = "label", 2, True, ev
+        else:
+            q.role = "labelled as something else"
+            return True
+        q.standalone = True
+        return True
+
+    @staticmethod
+    def _descriptor_from_label(label: list[Tok]) -> list[str]:
+        """The event a label names: "Chance of acceptance" -> acceptance, "Chance the store fails"
+        -> the store fails, "P(not selected)" -> not selected, "Final answer" -> nothing."""
+        texts = [t.text for t in label if t.kind in (WORD, NUM)]
+        # "P(not selected)": the event is in the brackets.
+        if "(" in [t.text for t in label]:
+            inner: list[str] = []
+            depth = 0
+            for t in label:
+                if t.text == "(":
+                    depth += 1
+                elif t.text == ")":
+                    depth -= 1
+                elif depth > 0 and t.kind in (WORD, NUM):
+                    inner.append(t.text)
+            if inner:
+                return inner
+        skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
+            "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
+        heads = [k for k, w in enumerate(texts) if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS]
+        if not heads:
+            # Unspaced scripts: the head inside a run ("该论文被接受的概率", "最终答案").
+            raw = "".join(texts)
+            for marker in W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS + W.CJK_FINAL + ("的", "の", "我", "私"):
+                raw = raw.replace(marker, "")
+            return [raw] if raw and not raw.isascii() else []
+        after = texts[heads[-1] + 1:]
+        if after and after[0] in W.LABEL_COMMENT:
+            after = []  # "The chances are slim:" comments on the number, it names no event
+        before = [w for w in texts[:heads[-1]] if w not in skip]
+        out = [w for w in before + after if w not in skip]
+        return out if any(w not in W.STOPWORDS for w in out) else []
+
+    # -- "the probability [that E] is X", "la probabilité est de X", "確率は約X"
+
+    def _head(self, q: Quantity, a: int) -> bool:
+        toks = self.toks
+        s = self.sent[q.first]
+        lo = max(self.sent_start[s], a - 40)
+        # CJK: the head inside the token right before the number ("概率约为", "確率は約", "확률은")
+        k = a - 1
+        if k >= lo and toks[k].kind == WORD and not toks[k].text.isascii():
+            word = toks[k].text
+            for head in W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS:
+                pos = word.rfind(head)
+                if pos >= 0:
+                    rest = word[pos + len(head):]
+                    if all(c in W.CJK_COPULA_CHARS for c in rest):
+                        before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
+                        self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
+                        return True
+        if self.anyhead_before[a] == self.anyhead_before[lo]:
+            return False
+        heads = [m for m in range(lo, a) if toks[m].kind == WORD and self.owner[m] < 0 and (
+            toks[m].text in W.PROBABILITY_HEADS or toks[m].text in W.PROSE_ANSWER_HEADS
+            or (toks[m].text in W.ANSWER_HEADS and m > 0 and toks[m - 1].text in W.FIRST_PERSON))]
+        for h in heads:
+            # Another percentage between the head and the number: the head is not its own.
+            if self.pct_before[a] - self.pct_before[h + 1]:
+                continue
+            # "my estimate is that the probability is 40%": the nearer "probability" is the head.
+            if toks[h].text not in W.PROBABILITY_HEADS and self.head_before[a] - self.head_before[h + 1]:
+                continue
+            if self._parse_between(q, toks[h], toks[h + 1:a]):
+                return True
+        return False
+
+    def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
+        strip = _HEAD_LINKS
+        texts = [t.text for t in between]
+        link = None
+        copulas = 0
+        while texts and texts[-1] in strip:
+            if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in W.OF_LIKE):
+                return False  # "a pool of 5%": "of" after an event is not a copula
+            if link is None:
+                link = texts[-1]
+            if texts[-1] not in (",", "which", "that", "it"):
+                copulas += 1
+            texts.pop()
+        is_prob = head.text in W.PROBABILITY_HEADS
+        ascii_head = head.text.isascii()
+        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or _is_number_text(x) for x in texts) \
+                and any(_is_number_text(x) for x in texts):
+            texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
+        while texts and texts[0] in (",", "—", ":"):
+            texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
+        if texts:
+            if not copulas and (ascii_head or head.text == "вероятностью"):
+                return False
+            opener = texts[0]
+            if (ascii_head and opener not in W.EVENT_OPENERS and opener not in ("to", "on", "in", "for", "about")
+                    and not opener.startswith("qu'")):
+                # "the answer is no, 7/8 ..." / "probability distribution X": not a statement of X
+                return False
+            if head.text in W.ANSWER_HEADS and not is_prob and opener not in ("to", "for", "on", "is"):
+                return False
+            desc = texts[1:] if opener in W.EVENT_OPENERS or opener in ("to", "on", "in", "for", "about") else texts
+            if len(desc) > 35:
+                return False
+        else:
+            desc = []
+        label_like = link in (":", "=")
+        self._set_head(q, is_prob, label_like, "", desc, answer_head=not is_prob)
+        return True
+
+    def _set_head(self, q: Quantity, is_prob: bool, label_like: bool, raw_before: str, desc: list[str],
+                  *, cjk: bool = False, answer_head: bool = False) -> None:
+        q.how = "head"
+        q.strength = 2
+        q.prob = is_prob and not label_like
+        q.label_form = label_like
+        q.answer_head = answer_head
+        if cjk and raw_before:
+            q.event = E.make_event([], raw_before)
+        elif desc:
+            q.event = E.make_event(desc)
+
+    # -- "X% chance that E", "55% that they pass", "a 40% chance of"
+
+    def _chance_after(self, q: Quantity) -> bool:
+        toks, n = self.toks, self.n
+        if not q.pct and not (0 < q.value < 1):
+            return False
+        j = q.last + 1
+        if j < n and toks[j].kind == WORD and toks[j].text in ("de", "of", "des", "d'"):
+            j += 1
+        if j >= n:
+            return False
+        t = toks[j]
+        opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
+        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS)
+        if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
+            return False
+        # The event: after the head (and an opener), to the end of the clause.
+        c = self.clause[q.first]
+        end = self.clause_end[c] if c < len(self.clause_end) else n
+        desc_toks = [x for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
+        if desc_toks and desc_toks[0].text in W.EVENT_OPENERS:
+            desc_toks = desc_toks[1:]
+        desc = [x.text for x in desc_toks]
+        # "A salesman ... has a 40% chance of": the subject is part of the event.
+        p = self._prev(q.first)
+        subject: list[str] = []
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
+            p -= 1
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands"):
+            s = self.sent[q.first]
+            subject = [x.text for x in toks[self.sent_start[s]:p] if x.kind == WORD]
+            q.new_subject = subject[:1] in (["a"], ["an"])
+            if not desc:
+                q.role = "the probability of an event that is cut off"
+                q.how = None
+                return True
+        q.how = "chance"
+        q.strength = 2
+        q.prob = True
+        pronoun = subject[-1:] in (["there"], ["it"], ["this"], ["i"]) or not subject
+        words = desc if pronoun else subject + desc
+        if words:
+            raw = "".join(words)
+            q.event = E.make_event(words, raw if not raw.isascii() else "")
+        return True
+
+    # -- "I'd say 70%", "I'd put it at 92%", "Je dirais 70 %", "Ich schätze 70 %"
+
+    def _leadin(self, q: Quantity, a: int) -> bool:
+        toks = self.toks
+        s = self.sent[q.first]
+        lo = max(self.sent_start[s], a - 10)
+        k = a - 1
+        while k >= lo:
+            t = toks[k]
+            if t.kind == WORD and t.text in W.LEADIN_VERBS:
+                if t.text in W.EN_LEADIN_NEEDS_SUBJECT or t.text in ("estimate", "guess", "answer"):
+                    subject = any(toks[m].kind == WORD and toks[m].text in W.FIRST_PERSON
+                                  for m in range(max(lo - 3, k - 4, 0), k))
+                    if not subject:
+                        return False
+                q.how, q.strength = "leadin", 2
+                return True
+            if t.kind == WORD and t.text not in W.LEADIN_FILLER and t.text not in W.HEDGES:
+                return False
+            if t.kind in (NUM, NL) or (t.kind == PUNCT and t.text not in ",:'\"~"):
+                return False
+            k -= 1
+        return False
+
+    # -- "About 65%.", "Or 80%.", "most likely around 65", a line that is only "**75**"
+
+    def _phrase(self, q: Quantity, a: int) -> None:
+        c = self.clause[q.first]
+        s = self.sent[q.first]
+        # Bound phrases right before the number ("не более", "no more than") are part of it.
+        anchor = q.anchor if q.result else q.first
+        bound_words = sum(1 for m in range(a, anchor) if not _is_phrase_word(self.toks[m]))
+        if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
+            q.how = "phrase"
+            whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
+            first_clause = self.clause_start[c] <= self.first_content
+            conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
+                             for m in range(max(self.clause_start[c], q.first - 6), q.first))
+            q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
+            q.standalone = whole_sentence and self.sent_words[s] <= 4
+            return
+        if not (self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct and not q.fraction
+                and not self.sent_negated[s]):
+            return
+        before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
+        words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
+        if any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS):
+            return  # "The passing grade is 60%", "The base rate is 30%": a fact about something else
+        q.how, q.strength = "short sentence", 1
+
+    def _echo_checks(self, q: Quantity) -> None:
+        qn = self.question
+        if qn is None:
+            return
+        raw = self.toks[q.first].value
+        if q.how != "label" and (
+                (q.first >= 2 and E.number_context(self.toks, q.first) in qn.contexts) or self._quoted(q, qn)):
+            q.role = "quoted from the question"
+            return
+        if q.strength <= 1 and q.form == "point" and (
+                (q.pct and raw in qn.percent_numbers) or (not q.pct and raw in qn.plain_numbers)):
+            q.role = "restated from the question"
+            return
+        if qn.binary and q.answer_head and not q.pct and raw in qn.plain_numbers:
+            q.role = "a number from the question (echo)"
+            return
+        event = q.event
+        if event is not None and E.is_generic(event):
+            # "... the probability of choosing a volunteer. The probability of this event is 0"
+            event = self._event_named_before(q.first) or event
+        elif event is None and q.how == "head" and q.prob:
+            # "What is the probability that a coin lands heads? The probability is 50%."
+            event = self._event_asked_just_before(q.first)
+        if event is not None and not E.matches(event, qn):
+            q.role = "the probability of another event"
+            return
+        s = self.sent[q.first]
+        named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
+        if (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
+                and self._asks_probability(s + 1)):
+            # "A salesman has a 40% chance of closing. What is the probability that ...?": the
+            # number is a given of a problem the reply invents (unless it names the asked event).
+            q.role = "the premise of a question the reply asks"
+
+    def _quoted(self, q: Quantity, qn: E.Question) -> bool:
+        """The number and the (at least three) tokens before it in its sentence are a stretch of
+        the question -- also when the number is cut short ("At a company, 1" for "..., 10%")."""
+        start = max(self.sent_start[self.sent[q.first]], q.first - 12)
+        before = [t.text for t in self.toks[start:q.first] if t.kind != NL]
+        if len(before) < 3:
+            return False
+        return " " + " ".join(before) + " " + self.toks[q.first].text in qn.tokens
+
+    def _event_asked_just_before(self, i: int) -> E.Event | None:
+        """The event of "probability that/of ..." in the question the reply asked right before
+        the sentence of token ``i`` (an invented or echoed question)."""
+        s = self.sent[i]
+        if s == 0 or not self.sent_interrogative[s - 1]:
+            return None
+        start = self.sent_start[s - 1]
+        return self._event_named_before(self.sent_end[s - 1] + 1, lo=start)
+
+    def _event_named_before(self, i: int, lo: int = -1) -> E.Event | None:
+        """The last event the reply named with "probability of/that ..." before token ``i``."""
+        toks = self.toks
+        lo = max(0, i - 400, lo)
+        for h in range(i - 2, lo - 1, -1):
+            t = toks[h]
+            if t.kind == WORD and t.text in W.PROBABILITY_HEADS and toks[h + 1].text in ("of", "that"):
+                desc: list[str] = []
+                for m in range(h + 2, min(i, h + 30)):
+                    x = toks[m]
+                    if x.kind in (NL, NUM) or (x.kind == PUNCT and x.text in ".,;:!?") or x.text == "is":
+                        break
+                    if x.kind == WORD:
+                        desc.append(x.text)
+                event = E.make_event(desc)
+                if desc and not E.is_generic(event):
+                    return event
+        return None
+
+    # ------------------------------------------------------------------ pass 4: decision
+
+    def truncation(self) -> None:
+        """Mark the quantity a cut-off reply ends on (see the README's rule 5)."""
+        if self.truncated is False:
+            return
+        toks = self.toks
+        k = self.n - 1
+        while k >= 0 and toks[k].kind == NL:
+            k -= 1
+        if k < 0:
+            return
+        t = toks[k]
+        owner = self.owner[k]
+        unfinished_joiner = False
+        zero_dot = False
+        if t.kind == PUNCT and t.text == "." and k >= 1 and toks[k - 1].kind == NUM and not t.space:
+            # "is 0." (and, when known to be cut, "is 60."): the decimals are missing.
+            num = toks[k - 1]
+            owner = self.owner[k - 1]
+            if owner < 0 or self.qs[owner].last != k - 1 or num.decimals:
+                return
+            if num.value == 0 or self.truncated:
+                zero_dot = num.value != 100
+            else:
+                return
+        elif t.kind in (WORD, PUNCT) and owner < 0 and k >= 1 and self.owner[k - 1] >= 0:
+            if t.text in ("in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"):
+                owner = self.owner[k - 1]
+                unfinished_joiner = True
+            else:
+                return
+        elif t.kind != NUM or owner < 0 or self.qs[owner].last != k:
+            return
+        q = self.qs[owner]
+        if not (zero_dot or unfinished_joiner) and q.value == 100 and not toks[q.last].decimals:
+            return  # "is 100": no continuation gives another value on the scale
+        # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
+        # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
+        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply())):
+            return
+        q.cut = True
+        self.cut_unfinished = unfinished_joiner or zero_dot
+
+    def _whole_reply(self) -> bool:
+        """The reply is nothing but quantities and phrase words ("0.", "About 65%.")."""
+        return all(self.owner[m] >= 0 or _is_phrase_word(self.toks[m]) for m in range(self.n))
+
+    def scale(self, q: Quantity) -> None:
+        """A bare value in (0, 1) -- or exactly 1 in a sentence about the probability -- is on
+        the 0-1 scale when the text says so, else ambiguous."""
+        if q.pct or q.form != "point" or q.role is not None:
+            return
+        v = q.value
+        if not (0 < v < 1 or (v == 1 and (q.prob or q.answer_head) and not q.label_form)):
+            return
+        if self._restated_as_percent(q):
+            q.value = 100 * v
+            return
+        if q.prob and not q.label_form and v < 1:
+            q.value = 100 * v
+            return
+        q.role = SCALE_01
+
+    def _restated_as_percent(self, q: Quantity) -> bool:
+        """"0.8 (80%)", "0.45, i.e. 45%", "0.0123 (or 1.23%)", "0.69215... (... 69.21"."""
+        toks = self.toks
+        target = 100 * q.value
+        for m in range(q.last + 1, min(self.n, q.last + 40)):
+            t = toks[m]
+            if t.kind == NL and t.newlines > 1:
+                return False
+            if t.kind == NUM and t.value > 1:
+                tol = max(0.01, 0.5 * 10 ** (-t.decimals)) + 1e-9
+                if abs(t.value - target) <= tol:
+                    return True
+        return False
+
+    def decide(self) -> Reading:
+        cands = [q for q in self.qs if q.how is not None and q.role is None]
+        cut = [q for q in cands if q.cut]
+        cands = [q for q in cands if not q.cut]
+        for q in cands:
+            self.scale(q)
+        ambiguous = [q for q in cands if q.role == SCALE_01]
+        cands = [q for q in cands if q.role is None]
+        if not cands:
+            return Reading(None, self._no_answer_reason(cut, ambiguous))
+        # Explicit revision: a later answer after a retraction cue replaces the earlier ones.
+        kept: list[Quantity] = []
+        for q in cands:
+            if kept and self._revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
+                kept = []
+            kept.append(q)
+        cands = kept
+        # A marked final answer wins over what came before it.
+        finals = [k for k, q in enumerate(cands) if q.final]
+        if finals:
+            cands = cands[finals[0]:]
+            cands = [q for q in cands if q.final or q.strength >= 2]
+        # Explicit presentations win over weak ones; a point estimate over a range or bound.
+        # Odds restated as a percentage count as that percentage ("1 in 3 (about 33%)").
+        for q in cands:
+            if q.fraction:
+                same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
+                if same:
+                    q.value = same[0].value
+        if any(q.strength >= 2 for q in cands):
+            cands = [q for q in cands if q.strength >= 2]
+        if any(q.form == "point" for q in cands):
+            cands = [q for q in cands if q.form == "point"]
+        values: list[float] = []
+        for q in cands:
+            if not any(abs(q.value - v) <= 0.01 for v in values):
+                values.append(q.value)
+        if len(values) > 1:
+            shown = ", ".join(f"{v:g}" for v in values[:5])
+            return Reading(None, f"{CONFLICT} ({shown})")
+        value = values[0]
+        if math.isnan(value) or not 0 <= value <= 100:
+            return Reading(None, f"{OUT_OF_RANGE} ({value:g})")
+        return Reading(float(value), None)
+
+    def _revision_between(self, a: int, b: int) -> bool:
+        toks = self.toks
+        for m in range(a, b):
+            if toks[m].kind == WORD:
+                if phrase_at(toks, m, W.REVISION):
+                    return True
+                if _cjk_has(toks[m].text, W.CJK_REVISION):
+                    return True
+        return False
+
+    def _no_answer_reason(self, cut: list[Quantity], ambiguous: list[Quantity]) -> str:
+        toks = self.toks
+        if cut or self.cut_unfinished:
+            return TRUNCATED
+        if ambiguous:
+            return SCALE_01
+        if self._starts_with(W.REFUSAL) or any(_cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
+            return REFUSAL
+        first = next((t for t in toks if t.kind in (WORD, NUM)), None)
+        if first is not None and first.kind == WORD and (first.text in W.YES_NO or first.text.startswith(W.CJK_YES_NO)):
+            return YES_NO
+        if any(q.role == PER_MILLE for q in self.qs):
+            return PER_MILLE
+        if not self.qs or all(q.words and q.role == _NUMBER_WORD_ROLE for q in self.qs):
+            return NO_NUMBER
+        free = {q.value for q in self.qs if q.role is None and q.pct}
+        if len(free) >= 2 and self._starts_with(W.UNDECIDED):
+            return f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})"
+        return OTHER_ROLES
+
+    def _starts_with(self, phrases: frozenset[tuple[str, ...]]) -> bool:
+        toks = self.toks
+        limit = min(self.n, 80)
+        return any(toks[m].kind == WORD and phrase_at(toks, m, phrases) for m in range(limit))
+
+
+ECHO = "no answer: an echo of the question"
+
+
+def read(text: str, question: E.Question | None, truncated: bool | None) -> Reading:
+    """The answer a prepared reply text presents (see the module docstring)."""
+    toks = L.tokenize(text)
+    if question is not None and _echoes(toks, question):
+        return Reading(None, ECHO)
+    reader = Reader(toks, question, truncated)
+    reader.build()
+    reader.structure()
+    reader.roles()
+    reader.present()
+    reader.truncation()
+    return reader.decide()
+
+
+def _echoes(toks: list[Tok], question: E.Question) -> bool:
+    """The whole reply (two tokens or more, with numbers) is a stretch of the question, its
+    last token possibly cut short ("A 37" of "A 37-year-old applies ...")."""
+    words = [t.text for t in toks if t.kind != NL]
+    if (len(words) < 2 or len(words) > 400 or not any(t.kind == NUM for t in toks)
+            or not any(t.kind == WORD for t in toks)):
+        return False
+    return " " + " ".join(words) in question.tokens
