@@ -13,6 +13,8 @@ import pytest
 from pytest_optbench.cli import main
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.json_report import build_report, write_report
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
+from pytest_optbench.scoring.crosslingual import language_skews
 from pytest_optbench.scoring.outcome import Outcome
 
 
@@ -20,13 +22,20 @@ def pair(item: str, language: str, skew: float, track: str = "B", condition: str
     """A pair with P- = 40, so P+ = 60 + skew."""
     prompts = [PromptRecord("positive", f"{item} good?", [Answer(f"{60 + skew:g}", 60.0 + skew)]),
                PromptRecord("negative", f"{item} bad?", [Answer("40", 40.0)])]
-    return ItemRecord(f"track-b-{language}", item, condition, "inverted_pair", f"{language}.yaml", "m", prompts,
+    return ItemRecord(f"track-{track.lower()}-{language}", item, condition, "inverted_pair", f"{language}.yaml", "m", prompts,
                       track=track, language=language)
+
+
+def scored(records: list[ItemRecord], keep_fifty: bool = False) -> Outcome:
+    """The outcome a run would write: aggregates and the language table from scoring."""
+    options = AggregateOptions(keep_fifty=keep_fifty, n_resamples=200)
+    aggregates = aggregate(records, options)
+    return Outcome(aggregates, [], records, [], language_skews(aggregates, records, options))
 
 
 def write(tmp_path: Path, model: str, records: list[ItemRecord]) -> str:
     path = tmp_path / f"{model}.json"
-    write_report(path, build_report(Outcome([], [], records), {"model": model, "keep_fifty": False}))
+    write_report(path, build_report(scored(records), {"model": model, "keep_fifty": False}))
     return str(path)
 
 
@@ -62,7 +71,7 @@ def test_fifties_follow_the_report_keep_fifty(tmp_path, capsys) -> None:
     paths = []
     for model, keep in (("dropped", False), ("kept", True)):
         path = tmp_path / f"{model}.json"
-        write_report(path, build_report(Outcome([], [], list(records.values())), {"model": model, "keep_fifty": keep}))
+        write_report(path, build_report(scored(list(records.values()), keep), {"model": model, "keep_fifty": keep}))
         paths.append(str(path))
     assert main(["crosslingual", *paths]) == 0
     rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[2:4]}

@@ -149,16 +149,18 @@ def shows(text: str, expected: float) -> bool:
 
 def test_skew_table_shows_the_hand_numbers(page: str) -> None:
     parsed = Page(page)
-    base = row(parsed, ("suite", "condition", "n", "skew"), "demo-pairs", "base")
+    base = row(parsed, ("suite", "condition", "n", "skew", "d+ [95% ci]"), "demo-pairs", "base")
     assert base["n"] == "4" and shows(base["skew"], 10.0)
     assert shows(base["d+ [95% ci]"], 16.25) and shows(base["d- [95% ci]"], -6.25)
-    assert shows(row(parsed, ("suite", "condition", "skew"), "demo-pairs", "narrative_up")["skew"], 15.0)
+    assert shows(row(parsed, ("suite", "condition", "skew", "d+ [95% ci]"), "demo-pairs", "narrative_up")["skew"],
+                 15.0)
 
 
 def test_domain_table_shows_skew_per_domain(page: str) -> None:
     parsed = Page(page)
-    alpha = row(parsed, ("domain", "n", "skew"), "demo-pairs", "alpha")
-    beta = row(parsed, ("domain", "n", "skew"), "demo-pairs", "beta")
+    # The domain table has a row per condition too: the base rows.
+    alpha = row(parsed, ("domain", "n", "skew"), "demo-pairs", "base", "alpha")
+    beta = row(parsed, ("domain", "n", "skew"), "demo-pairs", "base", "beta")
     assert (alpha["n"], beta["n"]) == ("2", "2")
     assert shows(alpha["skew"], 0.0) and shows(beta["skew"], 20.0)
 
