@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from .didyoumean import hint, is_near_miss
+
 FORMAT_VERSION = 1
 
 # Fields every kind requires, and the optional ones it understands.
@@ -183,7 +185,7 @@ class _Where:
 def _check_keys(where: _Where, mapping: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
     for key in mapping:
         if key not in allowed:
-            raise where.error(str(key), f"unknown {what} key (allowed: {', '.join(allowed)})")
+            raise where.error(str(key), f"unknown {what} key{hint(str(key), allowed)} (allowed: {', '.join(allowed)})")
 
 
 def _text(where: _Where, key: str, value: Any) -> str:
@@ -248,7 +250,7 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
         raise top.error("suite", f"must be a non-empty id without brackets, slashes or '::', got {suite_id!r}")
     kind = data.get("kind", "inverted_pair")
     if kind not in KINDS:
-        raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+        raise top.error("kind", f"unknown kind {kind!r}{hint(str(kind), KINDS)} (one of: {', '.join(KINDS)})")
     track = data.get("track")
     if track is not None:
         if kind != "inverted_pair":
@@ -370,7 +372,7 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
         raise where.error("id", "must be non-empty, without brackets, slashes or '::' (it becomes the test id)")
     kind = raw.get("kind", suite_kind)
     if kind not in KINDS:
-        raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+        raise where.error("kind", f"unknown kind {kind!r}{hint(str(kind), KINDS)} (one of: {', '.join(KINDS)})")
     domain = raw.get("domain")
     if domain is not None and (not isinstance(domain, str) or not domain.strip()):
         raise where.error("domain", "must be a non-empty string")
@@ -380,7 +382,9 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
     required, optional = KIND_FIELDS[kind]
     for key in required:
         if key not in raw or raw[key] is None:
-            raise where.error(key, f"is required for items of kind {kind}")
+            typo = next((str(k) for k in raw if k not in required and is_near_miss(str(k), key)), None)
+            found = f" (the item has '{typo}': a misspelling?)" if typo else ""
+            raise where.error(key, f"is required for items of kind {kind}{found}")
     fields = {k: v for k, v in raw.items() if k not in ITEM_SETTING_KEYS}
     for key, value in fields.items():
         if not isinstance(key, str) or not key.isidentifier():
