@@ -24,6 +24,8 @@ from ..metrics.stats import (
     sign_test_p, tost_p, wilcoxon_p,
 )
 from ..records import REFUSAL_VALUE, ItemRecord
+from .labels import quadrant_label
+from .tolerances import DEFAULT_TOLERANCES
 
 PAIR, BINARY = ("inverted_pair",), ("binary",)
 # Every metric name gates may use, and the item kinds each applies to (None: every kind).
@@ -57,7 +59,7 @@ class AggregateOptions:
     seed: int = 0
     n_resamples: int = DEFAULT_RESAMPLES
     base_rate: float | None = None  # out-of-sample climatology for binary items, 0-1
-    # Violation tolerances (pp) to compute, per violation metric; 0 is always computed.
+    # Violation tolerances (pp) to compute, per violation metric; the default is always computed.
     tolerances: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
@@ -193,17 +195,11 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     usable = axioms.usable(p_plus, p_minus)
     plus, minus = p_plus[usable], p_minus[usable]
     skews = skew_metrics.pair_skews(plus, minus)
-    if skews.size:
-        delta_plus, delta_minus = skew_metrics.valence_parts(plus, minus)
-    else:
-        delta_plus = delta_minus = float("nan")
     plus_agg = group.mean_with_ci("delta_plus", plus - 50.0, p_value=wilcoxon_p(plus - 50.0))
     minus_agg = group.mean_with_ci("delta_minus", minus - 50.0, p_value=wilcoxon_p(minus - 50.0))
     skew_agg = group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews))
-    # Name a quadrant only for a real tilt (Skew's CI excludes 0): a coherent model on
-    # unfavourable scenarios also has d+ < 0 < d-, and that is not pessimism.
-    tilted = skew_agg.ci_low > 0 or skew_agg.ci_high < 0
-    label = skew_metrics.quadrant(delta_plus, delta_minus) if tilted else "none"
+    # A quadrant only where Skew's and both parts' CIs back the signs (scoring/labels.py).
+    label = quadrant_label(*((a.value, a.ci_low, a.ci_high) for a in (skew_agg, plus_agg, minus_agg)))
     out = [replace(skew_agg, detail={"quadrant": label}), plus_agg, minus_agg]
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):
@@ -322,7 +318,8 @@ def _axiom_family(group: _Group) -> list[Aggregate]:
         records = group.of_kind(kind)
         if not records:
             continue
-        for tolerance in sorted({0.0, *group.options.tolerances.get(metric, ())}):
+        # The metric's default tolerance, and every other one a gate asks for (0 only then).
+        for tolerance in sorted({DEFAULT_TOLERANCES[metric], *group.options.tolerances.get(metric, ())}):
             hits, checks, bad = axiom_violations(records, kind, tolerance)
             out.append(group.rate(metric, hits, checks, tolerance=tolerance,
                                   detail={"violating_items": bad}))
