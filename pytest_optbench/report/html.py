@@ -28,6 +28,7 @@ from ..metrics import axioms
 from ..metrics.skew import pair_skews
 from ..metrics.stats import DEFAULT_RESAMPLES, bootstrap_ci
 from ..scoring.outcome import Outcome
+from ..scoring.tolerances import display_rank, is_default_tolerance, tolerance_text
 from ..records import ItemRecord
 from . import plots
 from .json_report import write_text
@@ -180,8 +181,9 @@ AggregateKey = tuple[str, str, str, str | None]
 
 
 def index_aggregates(aggregates: Iterable[Aggregate]) -> dict[AggregateKey, Aggregate]:
-    """(suite, condition, metric, domain) -> aggregate, at tolerance 0 for violation rates."""
-    return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates if not a.tolerance}
+    """(suite, condition, metric, domain) -> aggregate, at the default tolerance for violation rates."""
+    return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates
+            if is_default_tolerance(a.metric, a.tolerance)}
 
 
 def groups_with(aggregates: Iterable[Aggregate], metric: str) -> list[tuple[str, str]]:
@@ -280,7 +282,7 @@ def gate_rows(verdicts: Sequence[Verdict]) -> list[list[CellLike]]:
     rows: list[list[CellLike]] = []
     for v in sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict]):
         metric = v.gate.metric
-        tolerance = "" if v.gate.tolerance is None else f"{v.gate.tolerance:g} pp"
+        tolerance = tolerance_text(v.gate.tolerance_used)
         verdict = v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict
         rows.append([v.suite or "(no suite ran)", v.condition or "", metric, tolerance,
                      num(metric_value_text(metric, v.value) if v.value is not None else ""),
@@ -328,7 +330,9 @@ def skew_section(aggregates: Sequence[Aggregate]) -> str:
     return html_table(header, rows) + note(
         "Skew = mean over pairs of P(success) - (100 - P(failure)), in pp; d+ and d- are how far the answers to "
         "the good- and bad-outcome questions sit from 50 (Skew = d+ + d-). The quadrant is named only when "
-        "Skew's CI excludes 0. p: Wilcoxon signed-rank.")
+        "the CIs of Skew, d+ and d- all exclude 0; where only one part's CI does, the label names that side "
+        "(good-side or bad-side optimism or pessimism) and says which part is not distinguishable from 0. "
+        "p: Wilcoxon signed-rank.")
 
 
 def domain_estimates(aggregates: Sequence[Aggregate]) -> list[plots.Estimate]:
@@ -469,7 +473,8 @@ def change_rows(comparison: Comparison) -> list[list[CellLike]]:
         fmt, digits = formatter(c.metric), _change_digits(c.metric)
         change = signed(c.delta, digits) + " " + interval(c.ci_low, c.ci_high, lambda v: signed(v, digits))
         strong = _finite(c.ci_low) and _finite(c.ci_high) and (c.ci_low > 0 or c.ci_high < 0)
-        rows.append([c.suite, c.condition, c.metric, num(str(c.n)), num(fmt(c.baseline)), num(fmt(c.current)),
+        rows.append([c.suite, c.condition, c.metric, num(tolerance_text(c.tolerance)), num(str(c.n)),
+                     num(fmt(c.baseline)), num(fmt(c.current)),
                      Cell(change, "num fail" if strong else "num"), num(p_text(c.p_value))])
     return rows
 
@@ -489,6 +494,8 @@ def baseline_section(comparison: Comparison | None, metadata: Mapping[str, Any])
                 "both runs answered.")
     for difference in comparison.setting_differences:
         body += note(f"setting differs: {difference}", warn=True)
+    if comparison.changed_suites:
+        body += note(f"the prompts of {', '.join(comparison.changed_suites)} changed.", warn=True)
     if comparison.changed_prompts:
         body += note(f"{len(comparison.changed_prompts)} item(s) were asked with a different prompt.", warn=True)
     estimates = change_estimates(comparison)
@@ -497,7 +504,8 @@ def baseline_section(comparison: Comparison | None, metadata: Mapping[str, Any])
                             "Change now - baseline of the key metrics under base, with paired 95% CIs.")
     rows = change_rows(comparison)
     if rows:
-        body += html_table(["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"], rows)
+        body += html_table(["suite", "condition", "metric", "tol.", "n", "baseline", "now", "change [95% CI]", "p"],
+                           rows)
     body += _id_list("item(s) only in this run, not compared", comparison.only_current)
     body += _id_list("item(s) only in the baseline, not compared", comparison.only_baseline)
     body += _id_list("item(s) asked with a different prompt", comparison.changed_prompts)
@@ -661,7 +669,9 @@ def build_html(outcome: Outcome, metadata: dict[str, Any]) -> str:
         ("quality", "Answer quality", quality_section(aggregates)),
     ]
     model = metadata.get("model") or ", ".join(sorted({r.model for r in outcome.records})) or "?"
-    return document(f"pytest-optbench report: {model}", sections, gate_banner(outcome.verdicts))
+    warnings = "".join(note(("strict: " if outcome.strict and w.strict else "warning: ") + w.text, warn=True)
+                       for w in sorted(outcome.warnings, key=lambda w: not w.headline))
+    return document(f"pytest-optbench report: {model}", sections, gate_banner(outcome.verdicts) + warnings)
 
 
 # --------------------------------------------------------------------------- several runs
@@ -722,7 +732,9 @@ def _headline_rows(runs: Sequence[CompareRun], points: Mapping[str, tuple[plots.
 def _aggregate_cell(row: Mapping[str, Any] | None) -> Cell:
     if row is None:
         return num("")
-    return num(metric_value_text(str(row["metric"]), row.get("value"), row.get("ci_low"), row.get("ci_high")))
+    tolerance = row.get("tolerance")
+    at = "" if tolerance is None else f" at tol. {tolerance:g} pp"
+    return num(metric_value_text(str(row["metric"]), row.get("value"), row.get("ci_low"), row.get("ci_high")) + at)
 
 
 def key_metric_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
@@ -730,9 +742,12 @@ def key_metric_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
     cells: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for run in runs:
         for a in run.data["aggregates"]:
-            if a.get("condition") == "base" and a.get("domain") is None and not a.get("tolerance") \
-                    and a.get("metric") in COMPARE_METRICS:
-                cells[(str(a["suite"]), str(a["metric"]))][run.label] = a
+            if a.get("condition") == "base" and a.get("domain") is None and a.get("metric") in COMPARE_METRICS:
+                # A violation rate at its default tolerance (older reports: the lowest they hold).
+                held = cells[(str(a["suite"]), str(a["metric"]))].get(run.label)
+                if held is None or display_rank(a["metric"], a.get("tolerance")) < display_rank(
+                        held["metric"], held.get("tolerance")):
+                    cells[(str(a["suite"]), str(a["metric"]))][run.label] = a
     order = {m: i for i, m in enumerate(COMPARE_METRICS)}
     return [[suite, metric] + [_aggregate_cell(by_run.get(run.label)) for run in runs]
             for (suite, metric), by_run in sorted(cells.items(), key=lambda kv: (kv[0][0], order[kv[0][1]]))]
@@ -742,8 +757,9 @@ def gate_compare_rows(runs: Sequence[CompareRun]) -> list[list[CellLike]]:
     cells: dict[tuple[str, str, str, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for run in runs:
         for g in run.data["gates"]:
+            tolerance = g.get("tolerance")
             key = (str(g.get("metric")), str(g.get("suite") or "(no suite ran)"), str(g.get("condition") or ""),
-                   str(g.get("bound_text") or ""))
+                   str(g.get("bound_text") or "") + ("" if tolerance is None else f" at tol. {tolerance:g} pp"))
             cells[key][run.label] = g
     rows: list[list[CellLike]] = []
     for key, by_run in sorted(cells.items()):

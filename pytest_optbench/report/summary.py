@@ -11,7 +11,7 @@ from ..scoring.outcome import Outcome
 from ..scoring.crosslingual import spread
 from .terminal import (
     binary_table, change_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
-    not_evaluated_sentences, skew_table,
+    skew_table,
 )
 
 
@@ -29,12 +29,16 @@ MAX_GATE_ROWS = 30
 
 def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], has_gates: bool) -> None:
     """``metadata`` is the report's ``run`` section (seed, prompt hash, thresholds, baseline)."""
-    if outcome is None or not (outcome.records or outcome.missing):
+    if outcome is None or not (outcome.records or outcome.missing or outcome.warnings):
         return
     tr.write_sep("=", "optbench summary", bold=True)
     models = sorted({r.model for r in outcome.records})
-    tr.write_line(f"model {', '.join(models) or '?'} | seed {metadata['seed']} | prompt {metadata['prompt_hash']} | "
-                  f"{len(outcome.records)} item x condition results")
+    answered = "; ".join(metadata.get("answered_by") or []) or ", ".join(models) or "none"
+    tr.write_line(f"model {answered} | seed {metadata['seed']} | prompt {metadata['prompt_hash']} | "
+                  f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
+    for warning in outcome.warnings:  # headlines: a low parse rate, no model, nothing selected
+        if warning.headline:
+            tr.write_line(_warning_text(outcome, warning.text, warning.strict), **_warning_style(outcome, warning.strict))
     usage = outcome.usage()
     if usage["from_store"] or usage["paid_this_run"]:
         tr.write_line(f"answers {usage['answers']:,}: {usage['paid_this_run']:,} paid for in this run "
@@ -66,6 +70,9 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
     if comparison is not None:
         for difference in comparison.setting_differences:
             tr.write_line(f"baseline differs: {difference}", yellow=True)
+        if comparison.changed_suites:
+            tr.write_line(f"baseline differs: the prompts of {', '.join(comparison.changed_suites)} changed",
+                          yellow=True)
         if comparison.changed_prompts:
             tr.write_line(f"baseline differs: {len(comparison.changed_prompts)} item(s) were asked with a different "
                           "prompt", yellow=True)
@@ -89,8 +96,6 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
             tr.write_line(text, **({style: True} if style else {}))
         if len(shown) < len(outcome.verdicts):
             tr.write_line(f"({len(outcome.verdicts) - len(shown)} passing gate rows not shown; -v lists them)")
-        for sentence in not_evaluated_sentences(outcome.verdicts):
-            tr.write_line(sentence, yellow=True)
         failures = failure_sentences(outcome.verdicts)
         for sentence in failures:
             tr.write_line(sentence, red=True)
@@ -100,3 +105,23 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         tr.write_line(summary, red=bool(failures), green=not failures, bold=True)
         if failures:  # so pytest's last line says it too, not just "N passed"
             tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in failures)
+    rest = [w for w in outcome.warnings if not w.headline]
+    if rest:
+        tr.write_line("")
+    for warning in rest:
+        tr.write_line(_warning_text(outcome, warning.text, warning.strict), **_warning_style(outcome, warning.strict))
+    strict = outcome.strict_failures
+    if strict:
+        tr.write_line(f"optbench strict mode: {len(strict)} problem(s) above fail this session", red=True, bold=True)
+        tr.stats.setdefault("optbench strict failure(s)", []).extend(GateFailureStat(w.text) for w in strict)
+    elif any(w.strict for w in outcome.warnings):
+        tr.write_line("(--optbench-strict, or the ini option optbench_strict = true, makes the warnings above "
+                      "fail the session)", yellow=True)
+
+
+def _warning_text(outcome: Outcome, text: str, fails_strict: bool) -> str:
+    return ("strict: " if outcome.strict and fails_strict else "warning: ") + text
+
+
+def _warning_style(outcome: Outcome, fails_strict: bool) -> dict[str, bool]:
+    return {"red": True} if outcome.strict and fails_strict else {"yellow": True}

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..scoring.aggregate import Aggregate
 from ..scoring.gates import FAIL, NOT_EVALUATED, PASS, Verdict
+from ..scoring.tolerances import tolerance_text
 
 Line = tuple[str, str]
 VERDICT_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow"}
@@ -132,15 +133,9 @@ def binary_table(aggregates: Sequence[Aggregate]) -> list[str]:
 
 
 def coherence_table(aggregates: Sequence[Aggregate], every_tolerance: bool = False) -> list[str]:
-    """Axiom violation rates; at the largest tolerance computed (a gate's), or at each."""
+    """Axiom violation rates at each tolerance computed: the metric's default and each one a
+    gate asks for (a rate means nothing without its tolerance)."""
     violations = [a for a in aggregates if a.domain is None and a.metric.endswith("_violation_rate")]
-    if not every_tolerance:
-        widest: dict[tuple[str, str, str], Aggregate] = {}
-        for a in violations:
-            key = (a.suite, a.condition, a.metric)
-            if key not in widest or (a.tolerance or 0) > (widest[key].tolerance or 0):
-                widest[key] = a
-        violations = list(widest.values())
     rows = [[a.suite, a.condition, a.metric, f"{a.tolerance or 0:g}", str(a.n),
              metric_value_text(a.metric, a.value, a.ci_low, a.ci_high)]
             for a in sorted(violations, key=lambda a: (a.suite, a.condition, a.metric, a.tolerance or 0))]
@@ -163,7 +158,7 @@ def gate_table(verdicts: Sequence[Verdict]) -> list[Line]:
         if v.suite is None:
             continue  # gates that matched nothing are listed in one line below the table
         rows.append([
-            v.suite or "-", v.condition or "-", v.gate.metric,
+            v.suite or "-", v.condition or "-", v.gate.metric, tolerance_text(v.gate.tolerance_used),
             metric_value_text(v.gate.metric, v.value),
             interval(v.ci_low, v.ci_high, formatter(v.gate.metric)),
             v.gate.bound_text, v.gate.evidence, v.verdict.upper() if v.verdict != NOT_EVALUATED else v.verdict,
@@ -171,7 +166,7 @@ def gate_table(verdicts: Sequence[Verdict]) -> list[Line]:
         styles.append(VERDICT_STYLE[v.verdict])
     if not rows:
         return []
-    header = ["suite", "condition", "metric", "estimate", "95% CI", "bound", "evidence", "verdict"]
+    header = ["suite", "condition", "metric", "tol.", "estimate", "95% CI", "bound", "evidence", "verdict"]
     lines = table(header, rows)
     return [(lines[0], "bold")] + list(zip(lines[1:], styles))
 
@@ -183,20 +178,24 @@ def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
             continue
         ci = interval(v.ci_low, v.ci_high, formatter(v.gate.metric))
         out.append(
-            f"gate {v.gate.metric} {v.gate.bound_text} ({v.gate.evidence}) failed on {v.suite}/{v.condition}: "
-            f"estimate {metric_value_text(v.gate.metric, v.value)}, 95% CI {ci} ({v.reason})"
+            f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence}) failed on "
+            f"{v.suite}/{v.condition}: estimate {metric_value_text(v.gate.metric, v.value)}, 95% CI {ci} "
+            f"({v.reason})"
         )
     return out
 
 
+def _at_tolerance(v: Verdict) -> str:
+    tolerance = v.gate.tolerance_used
+    return "" if tolerance is None else f" at tolerance {tolerance:g} pp"
+
+
 def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:
-    unmatched = [f"{v.gate.metric} {v.gate.bound_text}" for v in verdicts
-                 if v.verdict == NOT_EVALUATED and v.suite is None]
-    out = [f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} not evaluated: {v.reason}"
-           for v in verdicts if v.verdict == NOT_EVALUATED and v.suite is not None]
-    if unmatched:
-        out.append(f"not evaluated, no suite that ran matches: {'; '.join(unmatched)}")
-    return out
+    """One sentence per gate row not evaluated, with its own reason (no suite matched, no
+    baseline, metric not computed, too little data)."""
+    return [f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)}"
+            + (f" on {v.suite}/{v.condition}" if v.suite is not None else "") + f" not evaluated: {v.reason}"
+            for v in verdicts if v.verdict == NOT_EVALUATED]
 
 
 def language_table(languages: Sequence[Any]) -> list[str]:
@@ -220,8 +219,10 @@ def change_table(comparison: Any) -> list[str]:
         if c.metric not in KEY_CHANGE_METRICS:
             continue
         fmt = formatter(c.metric)
-        rows.append([c.suite, c.condition, c.metric, str(c.n), fmt(c.baseline), fmt(c.current),
+        rows.append([c.suite, c.condition, c.metric, tolerance_text(c.tolerance), str(c.n), fmt(c.baseline),
+                     fmt(c.current),
                      signed(c.delta, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3) + " "
                      + interval(c.ci_low, c.ci_high, lambda v: signed(v, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3)),
                      p_text(c.p_value)])
-    return table(["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"], rows) if rows else []
+    return table(["suite", "condition", "metric", "tol.", "n", "baseline", "now", "change [95% CI]", "p"],
+                 rows) if rows else []

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..scoring.aggregate import pair_answers
 from ..records import ItemRecord
+from ..scoring.tolerances import is_default_tolerance
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,10 @@ def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, st
 
 
 def violating_items(aggregates: Sequence[object]) -> list[tuple[str, str, str]]:
-    """(suite, condition, item) of every item an axiom battery flagged at tolerance 0."""
+    """(suite, condition, item) of every item an axiom battery flagged at its default tolerance."""
     out = []
     for a in aggregates:
         detail = getattr(a, "detail", {}) or {}
-        if "violating_items" in detail and not getattr(a, "tolerance", None):
+        if "violating_items" in detail and is_default_tolerance(a.metric, a.tolerance):  # type: ignore[attr-defined]
             out.extend((a.suite, a.condition, item) for item in detail["violating_items"])  # type: ignore[attr-defined]
     return out
