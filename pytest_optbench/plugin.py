@@ -216,6 +216,8 @@ class ControllerHooks:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
         result = yield
+        if session.config.option.collectonly:
+            return result  # nothing ran: nothing to score, and nothing for strict mode to fail
         worker = session.config.stash.get(WORKER_KEY, None)
         if worker is not None:  # a serial run: the facts are at hand (xdist: pytest_testnodedown)
             self.controller.facts.merge(worker.facts.to_dict())
@@ -237,7 +239,8 @@ class ControllerHooks:
 
 class XdistControllerHooks:
     """Registered only when pytest-xdist is present: one run id for all workers, so the
-    store can tell answers paid for in this session from answers read back."""
+    store can tell answers paid for in this session from answers read back; and what each
+    worker saw while collecting (``RunFacts``), which only workers can see."""
 
     def __init__(self, run_id: str, controller: ControllerSession) -> None:
         self.run_id = run_id

@@ -20,9 +20,11 @@ from ..facts import RunFacts
 from ..records import ItemRecord
 from .gates import NOT_EVALUATED, Verdict
 
-# Below this share of answers read as a number, every other figure of a suite rests on a
-# self-selected subset of its answers (the bundled parse_rate gate uses the same bound).
-LOW_PARSE_RATE = 0.95
+# Below this share of answers read as a number, a tenth of a suite's answers is lost and every
+# other figure rests on a self-selected subset. Lower than the bundled parse_rate gate (0.95),
+# so that the sampling noise of a healthy run (a simulated model refuses 2-4% in prose) never
+# makes a headline; the gate is what fails a run.
+LOW_PARSE_RATE = 0.90
 SHOWN = 5  # names listed in one warning
 
 

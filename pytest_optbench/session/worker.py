@@ -53,7 +53,7 @@ class AnswerSource:
         if self.cli:
             unused = (f"; the optbench_model fixture of {self.fixture} is not used: it does not take "
                       f"{CLI_FIXTURE}, so --model answers") if self.fixture else ""
-            return f"{name} (--model {spec}{unused})"
+            return f"{name} (from --model{unused})" if name == spec else f"{name} (--model {spec}{unused})"
         if self.fixture is None:
             return name
         wrapping = f", wrapping --model {spec}" if self.wraps_cli and spec else ""

@@ -331,10 +331,10 @@ def test_model_on_the_command_line_wins_over_a_conftest_that_does_not_wrap_it(au
     assert run.ret == 0, run.text
     assert run.report is not None
     assert {i["model"] for i in run.report["items"]} == {"sim:calibrated"}
-    assert ("model sim:calibrated (--model sim:calibrated; the optbench_model fixture of conftest.py is not used: "
+    assert ("model sim:calibrated (from --model; the optbench_model fixture of conftest.py is not used: "
             "it does not take optbench_cli_model, so --model answers)") in run.text
     assert run.report["run"]["answered_by"] == [
-        ("sim:calibrated (--model sim:calibrated; the optbench_model fixture of conftest.py is not used: it does not "
+        ("sim:calibrated (from --model; the optbench_model fixture of conftest.py is not used: it does not "
         "take optbench_cli_model, so --model answers)")]
 
 
