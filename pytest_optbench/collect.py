@@ -19,7 +19,7 @@ from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_pr
 from .providers.base import ModelError, as_model
 from .records import ItemRecord
 from .session.worker import NO_MODEL_REASON, WORKER_KEY, get_worker
-from .suite_checks import marker_near_miss, near_miss_sentence, unused_fields
+from .suite_checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
 from .suites import Condition, Item, Suite, SuiteError, load_suite
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -97,7 +97,7 @@ class SuiteFile(pytest.File):
             run.register_suite(suite)
         except SuiteError as exc:
             raise self.CollectError(str(exc)) from None
-        unused = [u.sentence() for u in unused_fields(suite)]
+        unused = unused_sentences(unused_fields(suite))
         if unused and run.options.strict:
             raise self.CollectError("\n".join(f"{u} (an error under --optbench-strict)." for u in unused))
         run.facts.unused_fields.extend(u for u in unused if u not in run.facts.unused_fields)

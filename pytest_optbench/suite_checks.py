@@ -38,7 +38,8 @@ def marker_near_miss(text: str) -> str | None:
     keys = top_level_keys(text)
     if MARKER in keys:
         return None
-    return next((k for k in keys if is_near_miss(k, MARKER)), None)
+    # A typo of the marker, or the marker with something added (optbench_version: 1).
+    return next((k for k in keys if is_near_miss(k, MARKER) or k.lower().startswith(MARKER)), None)
 
 
 def near_miss_sentence(display: str, key: str) -> str:
@@ -58,10 +59,19 @@ class UnusedField:
     def typo_text(self) -> str:
         return f" (a misspelt '{self.suggestion}'?)" if self.suggestion else ""
 
-    def sentence(self) -> str:
+    def sentence(self, others: int = 0) -> str:
         where = f"item '{self.item}'" + (f" (line {self.line})" if self.line else "")
-        return (f"{self.path}, {where}, key '{self.key}': no template, condition or item kind uses this field"
-                f"{self.typo_text}; remove it or correct its name")
+        more = f" and {others} more item(s)" if others else ""
+        return (f"{self.path}, {where}{more}, key '{self.key}': no template, condition or item kind uses this "
+                f"field{self.typo_text}; remove it or correct its name")
+
+
+def unused_sentences(unused: list[UnusedField]) -> list[str]:
+    """One sentence per file and field (a typo copied to 60 items is one problem)."""
+    groups: dict[tuple[str, str], list[UnusedField]] = {}
+    for u in unused:
+        groups.setdefault((u.path, u.key), []).append(u)
+    return [found[0].sentence(len(found) - 1) for found in groups.values()]
 
 
 def unused_fields(suite: Suite) -> list[UnusedField]:

@@ -269,7 +269,7 @@ def gate_banner(verdicts: Sequence[Verdict]) -> str:
     rest = len(verdicts) - failed - passed
     if not verdicts:
         return '<div class="banner ne">No gates: no thresholds file was used.</div>'
-    css = "fail" if failed else "pass"
+    css = "fail" if failed else "ne" if rest else "pass"  # a gate that judged nothing is no pass
     return (f'<div class="banner {css}">optbench gates: {failed} failed, {passed} passed, '
             f"{rest} not evaluated</div>")
 

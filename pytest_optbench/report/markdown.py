@@ -27,7 +27,8 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
     failed = len(outcome.failed_gates)
     passed = sum(v.verdict == "pass" for v in outcome.verdicts)
     lines = [f"## pytest-optbench: {cell(metadata.get('model'))}", ""]
-    icon = "❌" if failed or outcome.missing or outcome.strict_failures else "✅"
+    unjudged = len(outcome.verdicts) - failed - passed
+    icon = "❌" if failed or outcome.missing or outcome.strict_failures else "⚠️" if unjudged or outcome.warnings else "✅"
     lines.append(f"{icon} **gates: {failed} failed, {passed} passed, {len(outcome.verdicts) - failed - passed} "
                  f"not evaluated** · {len(outcome.records)} item results · prompt `{metadata.get('prompt_hash')}`")
     if metadata.get("answered_by"):

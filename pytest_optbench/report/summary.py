@@ -102,7 +102,9 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         passed = sum(v.verdict == "pass" for v in outcome.verdicts)
         summary = f"optbench gates: {len(failures)} failed, {passed} passed, " \
                   f"{len(outcome.verdicts) - len(failures) - passed} not evaluated"
-        tr.write_line(summary, red=bool(failures), green=not failures, bold=True)
+        unjudged = len(outcome.verdicts) - len(failures) - passed
+        tr.write_line(summary, red=bool(failures), green=not failures and not unjudged,
+                      yellow=not failures and bool(unjudged), bold=True)
         if failures:  # so pytest's last line says it too, not just "N passed"
             tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in failures)
     rest = [w for w in outcome.warnings if not w.headline]
@@ -114,9 +116,9 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
     if strict:
         tr.write_line(f"optbench strict mode: {len(strict)} problem(s) above fail this session", red=True, bold=True)
         tr.stats.setdefault("optbench strict failure(s)", []).extend(GateFailureStat(w.text) for w in strict)
-    elif any(w.strict for w in outcome.warnings):
-        tr.write_line("(--optbench-strict, or the ini option optbench_strict = true, makes the warnings above "
-                      "fail the session)", yellow=True)
+    elif unenforced := sum(w.strict for w in outcome.warnings):
+        tr.write_line(f"(--optbench-strict, or optbench_strict = true in the ini file, makes the {unenforced} "
+                      "warning(s) above that leave a gate unenforced fail the session)", yellow=True)
 
 
 def _warning_text(outcome: Outcome, text: str, fails_strict: bool) -> str:

@@ -199,7 +199,7 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     minus_agg = group.mean_with_ci("delta_minus", minus - 50.0, p_value=wilcoxon_p(minus - 50.0))
     skew_agg = group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews))
     # A quadrant only where Skew's and both parts' CIs back the signs (scoring/labels.py).
-    label = quadrant_label(*((a.value, a.ci_low, a.ci_high) for a in (skew_agg, plus_agg, minus_agg)))
+    label = quadrant_label(*((a.value, a.ci_low, a.ci_high) for a in (skew_agg, plus_agg, minus_agg)), n=skew_agg.n)
     out = [replace(skew_agg, detail={"quadrant": label}), plus_agg, minus_agg]
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):

@@ -13,7 +13,9 @@ with 30 items. So a sign counts only where its 95% CI excludes 0:
   ("good-side pessimism": d+ < 0 with d- near 0), with the other part stated:
   "good-side optimism (d- not distinguishable from 0)" for d+ > 0, "bad-side pessimism
   (d+ not distinguishable from 0)" for d- > 0;
-* neither established: the sign of Skew only, "positive skew (neither d+ nor d- ...)".
+* neither established: the sign of Skew only, "positive skew (neither d+ nor d- ...)";
+* fewer than 6 usable pairs: no name at all ("none (2 pairs)"), as for gates (min_n): the
+  CI of so few values backs nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import math
 
 from ..metrics.skew import quadrant
+from .minimum_data import MEAN_MIN_N
 
 NONE = "none"
 
@@ -37,8 +40,11 @@ def established_sign(value: float, low: float, high: float) -> int:
 
 
 def quadrant_label(skew: tuple[float, float, float], plus: tuple[float, float, float],
-                   minus: tuple[float, float, float]) -> str:
-    """The label for (value, ci_low, ci_high) of Skew, delta_plus and delta_minus."""
+                   minus: tuple[float, float, float], n: int | None = None) -> str:
+    """The label for (value, ci_low, ci_high) of Skew, delta_plus and delta_minus over ``n``
+    usable pairs."""
+    if n is not None and 0 < n < MEAN_MIN_N:
+        return f"{NONE} ({n} pair{'s' if n > 1 else ''})"
     skew_sign = established_sign(*skew)
     if skew_sign == 0:
         return NONE

@@ -27,7 +27,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from ..records import ItemRecord
-from .aggregate import METRIC_KINDS
 
 CONFIDENCE = 0.95
 MEAN_MIN_N = 6  # smallest n with 2 / 2**n < 0.05
@@ -104,6 +103,8 @@ def possible_n(records: Iterable[ItemRecord]) -> dict[tuple[str, str, str], int]
 
 def total_for(totals: Mapping[tuple[str, str, str], int], suite: str, condition: str, metric: str) -> int | None:
     """The possible n of one gate row (binary metrics share the count of binary items)."""
+    from .aggregate import METRIC_KINDS  # here: aggregate imports labels, which imports this module
+
     key = (suite, condition, metric)
     if key in totals:
         return totals[key]

@@ -397,8 +397,8 @@ def test_planted_optimism_is_never_called_compound_overclaim(audit: Audit, seed:
 def test_unused_field_is_a_warning_or_a_strict_error(audit: Audit, strict: bool) -> None:
     audit.write("suites/pairs.yaml", pair_suite("pairs", 2, extra="  domian: garden\n"))
     run = audit.run("--model", "sim:calibrated", strict=strict)
-    sentence = ("suites/pairs.yaml, item 'item-00' (line 7), key 'domian': no template, condition or item kind uses "
-                "this field (a misspelt 'domain'?); remove it or correct its name")
+    sentence = ("suites/pairs.yaml, item 'item-00' (line 7) and 1 more item(s), key 'domian': no template, condition "
+                "or item kind uses this field (a misspelt 'domain'?); remove it or correct its name")
     assert sentence in run.text
     if strict:
         assert run.ret == 2 and "ERROR collecting suites/pairs.yaml" in run.text

@@ -71,6 +71,7 @@ def test_marker_near_miss_reads_top_level_keys_only() -> None:
     assert marker_near_miss("optbench: 1\noptbnch: 2\n") is None  # a suite with an odd key, not a near miss
     assert marker_near_miss("name: ci\n  optbnch: 1\n") is None  # nested, not the marker
     assert marker_near_miss("options: 1\nbench: 2\n") is None
+    assert marker_near_miss("optbench_version: 1\n") == "optbench_version"
 
 
 def _suite(text: str) -> object:
@@ -195,6 +196,11 @@ def test_default_tolerances() -> None:
 ])
 def test_quadrant_is_named_only_where_the_cis_back_the_signs(skew, plus, minus, label) -> None:  # type: ignore[no-untyped-def]
     assert quadrant_label(skew, plus, minus) == label
+    assert quadrant_label(skew, plus, minus, n=6) == label
+
+
+def test_no_quadrant_from_fewer_than_six_pairs() -> None:
+    assert quadrant_label((40, 40, 40), (30, 30, 30), (10, 10, 10), n=2) == "none (2 pairs)"
 
 
 # --------------------------------------------------------------------------- warnings
