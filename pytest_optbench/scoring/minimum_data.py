@@ -103,7 +103,8 @@ def possible_n(records: Iterable[ItemRecord]) -> dict[tuple[str, str, str], int]
 
 def total_for(totals: Mapping[tuple[str, str, str], int], suite: str, condition: str, metric: str) -> int | None:
     """The possible n of one gate row (binary metrics share the count of binary items)."""
-    from .aggregate import METRIC_KINDS  # here: aggregate imports labels, which imports this module
+    # Imported here: aggregate imports labels, which imports this module.
+    from .aggregate import METRIC_KINDS
 
     key = (suite, condition, metric)
     if key in totals:
