@@ -8,6 +8,7 @@ runs and leaves an ``ItemRecord`` for the report hook to carry to the controller
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -17,25 +18,62 @@ import pytest
 from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
 from .providers.base import ModelError, as_model
 from .records import ItemRecord
-from .session.worker import get_worker
+from .session.worker import NO_MODEL_REASON, WORKER_KEY, get_worker
+from .suite_checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
 from .suites import Condition, Item, Suite, SuiteError, load_suite
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
 
-def optbench_item(optbench_model: Any) -> None:
-    """Stand-in test function: its signature is what requests the model fixture."""
+def optbench_item() -> None:
+    """Stand-in test function; ``runtest`` asks for the model fixture when it answers."""
+
+
+def _head(path: Any) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(65536)
+    except OSError:
+        return ""
 
 
 def looks_like_suite(path: Any) -> bool:
     """Cheap pre-check so unrelated YAML files are never parsed."""
-    if path.suffix not in SUITE_SUFFIXES:
-        return False
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return "optbench" in handle.read(65536)
-    except OSError:
-        return False
+    return path.suffix in SUITE_SUFFIXES and "optbench" in _head(path)
+
+
+def _near_miss(collector: pytest.Collector, path: Any) -> str | None:
+    """The sentence for a file whose top-level marker looks misspelt (``optbnch: 1``)."""
+    key = marker_near_miss(_head(path))
+    if key is None:
+        return None
+    return near_miss_sentence(str(path.relative_to(collector.config.rootpath)) if path.is_relative_to(
+        collector.config.rootpath) else str(path), key)
+
+
+def near_miss_file(parent: pytest.Collector, path: Any) -> pytest.Collector | None:
+    """A YAML file that is not a suite but looks meant to be one: under strict mode a
+    collector whose collection fails with the sentence, otherwise a warning for the summary."""
+    worker = parent.config.stash.get(WORKER_KEY, None)
+    sentence = _near_miss(parent, path)
+    if sentence is None or worker is None:
+        return None
+    if worker.options.strict:
+        return MisspeltSuiteFile.from_parent(parent, path=path, sentence=sentence)
+    if sentence not in worker.facts.near_misses:
+        worker.facts.near_misses.append(sentence)
+    return None
+
+
+class MisspeltSuiteFile(pytest.File):
+    """Under --optbench-strict, a file with a misspelt marker is a collection error."""
+
+    def __init__(self, *, sentence: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sentence = sentence
+
+    def collect(self) -> Iterator[pytest.Item]:
+        raise self.CollectError(self.sentence + ".")
 
 
 class ItemFailed(Exception):
@@ -49,23 +87,42 @@ class SuiteFile(pytest.File):
         run = get_worker(self.config)
         try:
             suite = load_suite(self.path, display=self.nodeid)
-            if suite is None:
+            if suite is None:  # "optbench" appears, but not as the marker: perhaps misspelt
+                if (sentence := _near_miss(self, self.path)) is not None:
+                    if run.options.strict:
+                        raise self.CollectError(sentence + ".")
+                    if sentence not in run.facts.near_misses:
+                        run.facts.near_misses.append(sentence)
                 return
             run.register_suite(suite)
         except SuiteError as exc:
             raise self.CollectError(str(exc)) from None
-        for item in suite.items:
-            for condition in suite.conditions:
-                yield self._make_item(suite, item, condition, run.options.settings)
+        unused = unused_sentences(unused_fields(suite))
+        if unused and run.options.strict:
+            raise self.CollectError("\n".join(f"{u} (an error under --optbench-strict)." for u in unused))
+        run.facts.unused_fields.extend(u for u in unused if u not in run.facts.unused_fields)
+        run.note_suite(suite, len(suite.items) * len(suite.conditions))
+        cases = [(item, condition, self._render(suite, item, condition, run.options.settings))
+                 for item in suite.items for condition in suite.conditions]
+        # Every prompt of the suite, selected or not: the hash names the suite's prompts, so a
+        # run with -k or --language compares with a full one (the selection is not a change).
+        suite_hash = suite_prompt_hash([(item.id, condition.name, spec) for item, condition, specs in cases
+                                        for spec in specs])
+        for item, condition, specs in cases:
+            node = self._make_item(suite, item, condition, specs)
+            node.suite_prompt_hash = suite_hash
+            yield node
 
-    def _make_item(self, suite: Suite, item: Item, condition: Condition, settings: Any) -> OptbenchItem:
+    def _render(self, suite: Suite, item: Item, condition: Condition, settings: Any) -> list[PromptSpec]:
         try:
-            specs = render_prompts(suite, item, condition, settings)
+            return render_prompts(suite, item, condition, settings)
         except (KeyError, IndexError, ValueError, AttributeError) as exc:
             raise self.CollectError(
                 f"{self.nodeid}, item '{item.id}' (line {item.line}): its prompt cannot be rendered "
                 f"under condition '{condition.name}' ({type(exc).__name__}: {exc})."
             ) from None
+
+    def _make_item(self, suite: Suite, item: Item, condition: Condition, specs: list[PromptSpec]) -> OptbenchItem:
         base = condition.name == "base"
         name = item.id if base else f"{item.id}[{condition.name}]"
         node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item)
@@ -76,6 +133,22 @@ class SuiteFile(pytest.File):
         )
         node.setup_case(suite, item, condition, specs)
         return node
+
+
+def unusable_reason(record: ItemRecord) -> str | None:
+    """Why an item has no usable answer (some prompt got no number at all), or None."""
+    for prompt in record.prompts:
+        if not prompt.values():
+            answer = next((a for a in prompt.answers if a.raw is not None), None)
+            seen = f": {answer.raw[:80]!r} ({answer.reason or 'no number'})" if answer and answer.raw else ""
+            return f"no usable answer to '{prompt.role}' in {len(prompt.answers)} sample(s){seen}"
+    return None
+
+
+def suite_prompt_hash(prompts: list[tuple[str, str, PromptSpec]]) -> str:
+    """Short hash of what a suite asks: every (item, condition, role, system, user text)."""
+    texts = [f"{item}\x1f{condition}\x1f{spec.role}\x1f{spec.system}\x1f{spec.user}" for item, condition, spec in prompts]
+    return hashlib.sha256("\x1e".join(sorted(texts)).encode()).hexdigest()[:16]
 
 
 def item_properties(record: ItemRecord) -> list[tuple[str, str]]:
@@ -97,17 +170,25 @@ class OptbenchItem(pytest.Function):
     condition: Condition
     specs: list[PromptSpec]
     optbench_record: ItemRecord | None = None
+    suite_prompt_hash: str = ""
 
     def setup_case(self, suite: Suite, case: Item, condition: Condition, specs: list[PromptSpec]) -> None:
         self.suite, self.case, self.condition, self.specs = suite, case, condition, specs
 
     def runtest(self) -> None:
-        target = self.funcargs["optbench_model"]
+        worker = get_worker(self.config)
+        source = worker.answer_source(self)
+        # --model answers unless a conftest fixture does (see AnswerSource): the fixture is
+        # requested only then, so an unused override is never set up.
+        target = worker.model if source.cli else self._request.getfixturevalue("optbench_model")
+        if target is None:
+            pytest.skip(NO_MODEL_REASON)
         try:
-            prompts = get_worker(self.config).elicit(target, self.specs)
+            prompts = worker.elicit(target, self.specs)
             name = as_model(target).name
         except TypeError as exc:
             raise ItemFailed(str(exc)) from None
+        worker.note_source(source, name)
         record = ItemRecord(
             suite=self.suite.id, item=self.case.id, condition=self.condition.name,
             kind=self.case.kind, file=self.suite.path, model=name,
@@ -117,6 +198,7 @@ class OptbenchItem(pytest.Function):
             expected=self.case.fields.get("expected"), outcome=self.case.fields.get("outcome"),
             direction=self.case.fields.get("direction"),
             prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
+            suite_prompt_hash=self.suite_prompt_hash,
             notes=list(getattr(target, "notes", []) or []),
         )
         self.optbench_record = record
@@ -125,6 +207,10 @@ class OptbenchItem(pytest.Function):
         if errors:
             total = len(record.answers())
             raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+        if (reason := unusable_reason(record)) is not None:
+            # Not a pass: the item enters no metric. Not a failure either: parse_rate and
+            # min_n gates decide how many such items a run may have.
+            pytest.xfail(reason)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (ItemFailed, ModelError)):

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import kinds
 from .kinds.base import ERROR, WARNING, ItemLike
 from .kinds.wording import edit_words, words
+from .suite_checks import marker_near_miss, unused_fields
 from .suites import Item, Suite, SuiteError, load_suite
 
 __all__ = [
@@ -61,7 +62,21 @@ def load_suites(files: Sequence[Path], display: dict[Path, str]) -> tuple[list[S
             continue
         if suite is not None:
             suites.append(suite)
+        elif (finding := _marker_finding(path, display[path])) is not None:
+            findings.append(finding)
     return suites, findings
+
+
+def _marker_finding(path: Path, display: str) -> Finding | None:
+    """A YAML file that is no suite because its marker looks misspelt (``optbnch: 1``)."""
+    try:
+        key = marker_near_miss(path.read_text(encoding="utf-8", errors="replace")[:65536])
+    except OSError:
+        return None
+    if key is None:
+        return None
+    return Finding(display, None, ERROR, f"top-level key '{key}' looks like a misspelt 'optbench' marker, so the "
+                   "file is not collected as a suite; rename the key to 'optbench'")
 
 
 def _texts(item: Item) -> list[tuple[str, str]]:
@@ -76,6 +91,8 @@ def lint_suites(suites: Sequence[Suite]) -> list[Finding]:
     texts: dict[str, tuple[str, str]] = {}
     for suite in suites:
         findings.extend(_lint_suite(suite))
+        findings.extend(Finding(u.path, u.item, WARNING, f"field '{u.key}' is used by no template, condition or "
+                                f"item kind{u.typo_text}") for u in unused_fields(suite))
         for item in suite.items:
             ids_by_language[(suite.language, item.id)].append(suite.path)
             for key, text in _texts(item):

@@ -54,6 +54,7 @@ class RunOptions:
     html_path: Path | None = None
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
+    strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
 
 
 def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,
@@ -112,6 +113,12 @@ def add_options(parser: pytest.Parser) -> None:
                     help="write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when it is set)")
     group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
                     help="write a self-contained HTML report with plots")
+    group.addoption("--optbench-strict", dest="optbench_strict", action="store_true", default=None,
+                    help="fail the session on whatever would leave a gate unenforced: a gate not evaluated, "
+                         "no model, no suite item selected, a misspelt 'optbench' marker, an unused item field "
+                         "(default: the ini option optbench_strict, else off)")
+    parser.addini("optbench_strict", type="bool", default=False,
+                  help="pytest-optbench: strict mode for every run of this repository (see --optbench-strict)")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
                     help="check the suite files under the given paths against the construction rules, "
                          "without calling a model, and exit (non-zero on errors)")
@@ -181,4 +188,5 @@ def read_options(config: pytest.Config) -> RunOptions:
         ),
         timeout=config.getoption("optbench_timeout"),
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
+        strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
     )

@@ -18,7 +18,9 @@ import pytest
 
 from .options import add_options, read_options
 from .session.controller import CONTROLLER_KEY, ControllerSession, display_path, is_controller
-from .session.worker import NO_MODEL_REASON, WORKER_KEY, WorkerSession, check_model_spec, get_worker
+from .session.worker import (
+    NO_CLI_MODEL_REASON, NO_MODEL_REASON, WORKER_KEY, WorkerSession, check_model_spec, get_worker,
+)
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
@@ -91,13 +93,6 @@ def _distributed(config: pytest.Config) -> bool:
             and not config.getoption("collectonly"))
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # An xdist worker sends its request counts to the controller (pytest-xdist's channel).
-    worker = session.config.stash.get(WORKER_KEY, None)
-    if worker is not None and hasattr(session.config, "workeroutput"):
-        session.config.workeroutput["optbench_requests"] = worker.request_counts()
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     worker = config.stash.get(WORKER_KEY, None)
     if worker is not None:
@@ -115,10 +110,11 @@ def _worker_shard(worker_input: dict[str, Any]) -> tuple[int, int]:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix in SUITE_SUFFIXES:
-        from .collect import SuiteFile, looks_like_suite
+        from .collect import SuiteFile, looks_like_suite, near_miss_file
 
         if looks_like_suite(file_path):
             return SuiteFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+        return near_miss_file(parent, file_path)  # a misspelt marker: a warning, or an error when strict
     return None
 
 
@@ -133,6 +129,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kept = set(keep)
         config.hook.pytest_deselected(items=[i for i in items if i not in kept])
         items[:] = keep
+    if (problem := worker.language_problem()) is not None:
+        if is_controller(config):
+            raise pytest.UsageError(problem)
+        worker.facts.language_error = problem  # an xdist worker: the controller raises it
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -140,6 +140,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     worker = session.config.stash.get(WORKER_KEY, None)
     if worker is not None:
         worker.items = [i for i in session.items if hasattr(i, "specs") and hasattr(i, "suite")]
+        worker.facts.selected = len(worker.items)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -147,25 +148,37 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
     """On every process that runs items (serial run, each xdist worker): prefetch first."""
     worker = session.config.stash.get(WORKER_KEY, None)
     if worker is not None and worker.items and not session.config.option.collectonly:
-        worker.prefetch(model_fixture_overridden(worker.items[0]))
+        worker.prefetch(not worker.answer_source(worker.items[0]).cli)
     return (yield)
 
 
-def model_fixture_overridden(item: pytest.Item) -> bool:
-    """True when a conftest.py (or another plugin) defines its own ``optbench_model``
-    (pytest has no public API for the winning definition: the fixture manager is asked)."""
-    definitions = item.session._fixturemanager.getfixturedefs("optbench_model", item) or ()
-    return bool(definitions) and getattr(definitions[-1].func, "__module__", "") != __name__
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
+    worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
+        session.config.workeroutput["optbench_requests"] = worker.request_counts()
 
 
 @pytest.fixture(scope="session")
 def optbench_model(pytestconfig: pytest.Config) -> Any:
     """The model under test. Override it in conftest.py to audit your own prompt or pipeline:
     return a callable ``f(prompt) -> str | number`` or an object with ``complete(prompt)``
-    (sync or async). ``prompt`` is a ``pytest_optbench.Prompt``."""
+    (sync or async). ``prompt`` is a ``pytest_optbench.Prompt``. ``--model`` wins over an
+    override that does not take ``optbench_cli_model`` (see the README)."""
     model = get_worker(pytestconfig).model
     if model is None:
         pytest.skip(NO_MODEL_REASON)
+    return model
+
+
+@pytest.fixture(scope="session")
+def optbench_cli_model(pytestconfig: pytest.Config) -> Any:
+    """The ``--model`` model, for an overriding ``optbench_model`` that wraps it (a pipeline
+    around the model under test): such a fixture answers, and ``--model`` picks its model."""
+    model = get_worker(pytestconfig).model
+    if model is None:
+        pytest.skip(NO_CLI_MODEL_REASON)
     return model
 
 
@@ -204,11 +217,16 @@ class ControllerHooks:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
         result = yield
+        if session.config.option.collectonly:
+            return result  # nothing ran: nothing to score, and nothing for strict mode to fail
         worker = session.config.stash.get(WORKER_KEY, None)
-        if worker is not None:  # a serial run; xdist workers send theirs as they go down
+        if worker is not None:  # a serial run: facts and counts at hand (xdist: pytest_testnodedown)
+            self.controller.facts.merge(worker.facts.to_dict())
             self.controller.add_request_counts(worker.request_counts())
+        if self.controller.facts.language_error:
+            raise pytest.UsageError(self.controller.facts.language_error)
         outcome = self.controller.finish()
-        if outcome.failed_gates or (outcome.missing and outcome.records):
+        if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
         self.controller.write_outputs(outcome)
         self.controller.log_gates_to_junit(session.config, outcome.verdicts)
@@ -223,7 +241,8 @@ class ControllerHooks:
 
 class XdistControllerHooks:
     """Registered only when pytest-xdist is present: one run id for all workers, so the
-    store can tell answers paid for in this session from answers read back."""
+    store can tell answers paid for in this session from answers read back; and what each
+    worker saw while collecting (``RunFacts``), which only workers can see."""
 
     def __init__(self, controller: ControllerSession) -> None:
         self.controller = controller
@@ -236,3 +255,6 @@ class XdistControllerHooks:
         counts = getattr(node, "workeroutput", {}).get("optbench_requests")
         if counts:
             self.controller.add_request_counts(counts)
+        facts = getattr(node, "workeroutput", {}).get("optbench_facts")
+        if facts:  # a crashed worker sends none; its items are reported as missing
+            self.controller.facts.merge(facts)

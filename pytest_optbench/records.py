@@ -66,6 +66,7 @@ class ItemRecord:
     outcome: bool | None = None
     direction: str | None = None
     prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
+    suite_prompt_hash: str = ""  # every prompt of the suite, selected or not (collect.suite_prompt_hash)
     notes: list[str] = field(default_factory=list)  # parameter changes the provider made
 
     @property

@@ -18,6 +18,7 @@ import yaml
 
 from . import kinds
 from .kinds.base import FieldError
+from .didyoumean import hint, is_near_miss
 
 FORMAT_VERSION = 1
 
@@ -176,7 +177,7 @@ class _Where:
 def _check_keys(where: _Where, mapping: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
     for key in mapping:
         if key not in allowed:
-            raise where.error(str(key), f"unknown {what} key (allowed: {', '.join(allowed)})")
+            raise where.error(str(key), f"unknown {what} key{hint(str(key), allowed)} (allowed: {', '.join(allowed)})")
 
 
 def _text(where: _Where, key: str, value: Any) -> str:
@@ -241,7 +242,7 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
         raise top.error("suite", f"must be a non-empty id without brackets, slashes or '::', got {suite_id!r}")
     kind = data.get("kind", "inverted_pair")
     if not isinstance(kind, str) or kind not in kinds.KINDS:
-        raise top.error("kind", f"unknown kind {kind!r} (one of: {', '.join(kinds.KINDS)})")
+        raise top.error("kind", f"unknown kind {kind!r}{hint(str(kind), kinds.KINDS)} (one of: {', '.join(kinds.KINDS)})")
     spec = kinds.kind_of(kind)
     track = data.get("track")
     if track is not None:
@@ -365,7 +366,7 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
         raise where.error("id", "must be non-empty, without brackets, slashes or '::' (it becomes the test id)")
     kind = raw.get("kind", suite_kind)
     if not isinstance(kind, str) or kind not in kinds.KINDS:
-        raise where.error("kind", f"unknown kind {kind!r} (one of: {', '.join(kinds.KINDS)})")
+        raise where.error("kind", f"unknown kind {kind!r}{hint(str(kind), kinds.KINDS)} (one of: {', '.join(kinds.KINDS)})")
     domain = raw.get("domain")
     if domain is not None and (not isinstance(domain, str) or not domain.strip()):
         raise where.error("domain", "must be a non-empty string")
@@ -373,9 +374,12 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
     temperature = _temperature(where, "temperature", raw["temperature"]) if "temperature" in raw else None
 
     spec = kinds.kind_of(kind)
-    for key in kinds.required_fields(spec):
+    required = kinds.required_fields(spec)
+    for key in required:
         if key not in raw or raw[key] is None:
-            raise where.error(key, f"is required for items of kind {kind}")
+            typo = next((str(k) for k in raw if k not in required and is_near_miss(str(k), key)), None)
+            found = f" (the item has '{typo}': a misspelling?)" if typo else ""
+            raise where.error(key, f"is required for items of kind {kind}{found}")
     fields = {k: v for k, v in raw.items() if k not in ITEM_SETTING_KEYS}
     self_checked = kinds.self_checked_fields(spec)
     for key, value in fields.items():

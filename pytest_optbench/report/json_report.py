@@ -34,6 +34,7 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
         "items_without_results": outcome.missing,
         "aggregates": [a.to_dict() for a in outcome.aggregates],
         "gates": [v.to_dict() for v in outcome.verdicts],
+        "warnings": [w.to_dict() for w in outcome.warnings],
         "baseline": outcome.comparison.to_dict() if outcome.comparison else None,
         "languages": {
             "track_b_skew": [s.to_dict() for s in outcome.languages],

@@ -48,7 +48,7 @@ def summary_tables(model: RunModel, verbose: bool) -> list[Table]:
 
 def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], has_gates: bool) -> None:
     """``metadata`` is the report's ``run`` section (seed, prompt hash, thresholds, baseline)."""
-    if outcome is None or not (outcome.records or outcome.missing):
+    if outcome is None or not (outcome.records or outcome.missing or outcome.warnings):
         return
     model = build_run_model(outcome, metadata)
     head = model.headline
@@ -77,11 +77,18 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
             _write(tr, text, line_style)
         if len(shown) < len(gates.rows):
             tr.write_line(f"({len(gates.rows) - len(shown)} passing gate rows not shown; -v lists them)")
-        for sentence in model.gate_not_evaluated:
-            tr.write_line(sentence, yellow=True)
         for sentence in model.gate_failures:
             tr.write_line(sentence, red=True)
         counts = head.gates
-        tr.write_line(counts.text, red=bool(counts.failed), green=not counts.failed, bold=True)
+        tr.write_line(counts.text, red=bool(counts.failed), green=not counts.failed and not counts.not_evaluated,
+                      yellow=not counts.failed and bool(counts.not_evaluated), bold=True)
         if model.gate_failures:  # so pytest's last line says it too, not just "N passed"
             tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in model.gate_failures)
+    closing = model.closing_lines
+    if closing:
+        tr.write_line("")
+    for line in closing:
+        _write(tr, line.text, style(line.tone))
+    if outcome.strict_failures:  # so pytest's last line says it too
+        tr.stats.setdefault("optbench strict failure(s)", []).extend(
+            GateFailureStat(w.text) for w in outcome.strict_failures)

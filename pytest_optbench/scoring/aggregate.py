@@ -26,18 +26,9 @@ from ..metrics.stats import (
     sign_test_p, tost_p, wilcoxon_p,
 )
 from ..records import REFUSAL_VALUE, ItemRecord
-
-# The metrics of each family. A kind lists the families that apply to it (kinds/*.py); the
-# answer rates and the condition effects apply to every kind; the VIOLATION family gives each
-# kind that lists it one metric, ``<kind>_violation_rate``.
-SKEW_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "complement_violation", "skew_effect")
-ANSWER_METRICS = ("refusal_rate", "parse_rate", "error_rate", "item_sd")
-BINARY_METRICS = (
-    "overconfidence", "brier", "log_loss", "ece", "auc", "accuracy", "reliability", "resolution", "uncertainty",
-    "within_bin_variance", "within_bin_covariance", "shrinkage_a", "shrinkage_b", "brier_recalibrated",
-    "climatology_brier", "brier_skill", "climatology_brier_oos", "brier_skill_oos",
-)
-CONDITION_METRICS = ("condition_effect", "narrative_susceptibility")
+from .labels import quadrant_label
+from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
+from .tolerances import DEFAULT_TOLERANCES
 
 
 def _kinds_using(family: str) -> tuple[str, ...]:
@@ -70,7 +61,7 @@ class AggregateOptions:
     seed: int = 0
     n_resamples: int = DEFAULT_RESAMPLES
     base_rate: float | None = None  # out-of-sample climatology for binary items, 0-1
-    # Violation tolerances (pp) to compute, per violation metric; 0 is always computed.
+    # Violation tolerances (pp) to compute, per violation metric; the default is always computed.
     tolerances: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
@@ -208,17 +199,11 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     usable = axioms.usable(p_plus, p_minus)
     plus, minus = p_plus[usable], p_minus[usable]
     skews = skew_metrics.pair_skews(plus, minus)
-    if skews.size:
-        delta_plus, delta_minus = skew_metrics.valence_parts(plus, minus)
-    else:
-        delta_plus = delta_minus = float("nan")
     plus_agg = group.mean_with_ci("delta_plus", plus - 50.0, p_value=wilcoxon_p(plus - 50.0))
     minus_agg = group.mean_with_ci("delta_minus", minus - 50.0, p_value=wilcoxon_p(minus - 50.0))
     skew_agg = group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews))
-    # Name a quadrant only for a real tilt (Skew's CI excludes 0): a coherent model on
-    # unfavourable scenarios also has d+ < 0 < d-, and that is not pessimism.
-    tilted = skew_agg.ci_low > 0 or skew_agg.ci_high < 0
-    label = skew_metrics.quadrant(delta_plus, delta_minus) if tilted else "none"
+    # A quadrant only where Skew's and both parts' CIs back the signs (scoring/labels.py).
+    label = quadrant_label(*((a.value, a.ci_low, a.ci_high) for a in (skew_agg, plus_agg, minus_agg)), n=skew_agg.n)
     out = [replace(skew_agg, detail={"quadrant": label}), plus_agg, minus_agg]
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):
@@ -320,7 +305,8 @@ def _axiom_family(group: _Group) -> list[Aggregate]:
         if not records:
             continue
         metric = violation_metric(kind)
-        for tolerance in sorted({0.0, *group.options.tolerances.get(metric, ())}):
+        # The metric's default tolerance, and every other one a gate asks for (0 only then).
+        for tolerance in sorted({DEFAULT_TOLERANCES.get(metric, 0.0), *group.options.tolerances.get(metric, ())}):
             hits, checks, bad = kind.violations(records, tolerance)
             out.append(group.rate(metric, hits, checks, tolerance=tolerance,
                                   detail={"violating_items": bad}))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .aggregate import AggregateOptions, axiom_violations, finite_or_none, pair_answers, seeded_rng
+from .tolerances import DEFAULT_TOLERANCES, effective_tolerance
 from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
 from ..metrics.resample import weighted_bootstrap
@@ -23,9 +24,11 @@ from ..metrics.skew import pair_skews
 from ..metrics.stats import bootstrap_ci, paired_permutation_p
 from ..records import REFUSAL_VALUE, ItemRecord
 
-# Run settings that change answers: a difference is stated above the comparison.
+# Run settings that change answers: a difference is stated above the comparison. Prompts are
+# compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
+# that ran, so it changes with the selection (-k, --language) although no prompt did.
 COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",
-                     "prompt_hash", "keep_fifty", "base_url_set")
+                     "keep_fifty", "base_url_set")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Change:
     n: int  # items both runs answered
     p_value: float | None = None
     test: str = ""
+    tolerance: float | None = None  # violation rates: the tolerance (pp) both runs were scored at
 
     @property
     def delta(self) -> float:
@@ -50,7 +54,7 @@ class Change:
         return {"suite": self.suite, "condition": self.condition, "metric": self.metric,
                 "baseline": clean(self.baseline), "current": clean(self.current), "delta": clean(self.delta),
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
-                "p_value": clean(self.p_value), "test": self.test}
+                "p_value": clean(self.p_value), "test": self.test, "tolerance": self.tolerance}
 
 
 @dataclass
@@ -60,14 +64,18 @@ class Comparison:
     only_baseline: list[str] = field(default_factory=list)
     setting_differences: list[str] = field(default_factory=list)
     changed_prompts: list[str] = field(default_factory=list)  # items whose prompt hash differs
+    changed_suites: list[str] = field(default_factory=list)  # shared suites whose prompts differ
 
-    def find(self, suite: str, condition: str, metric: str) -> Change | None:
-        return next((c for c in self.changes if (c.suite, c.condition, c.metric) == (suite, condition, metric)), None)
+    def find(self, suite: str, condition: str, metric: str, tolerance: float | None = None) -> Change | None:
+        """The change of one metric; a violation rate's at ``tolerance`` (default: its default)."""
+        tolerance = effective_tolerance(metric, tolerance)
+        return next((c for c in self.changes if (c.suite, c.condition, c.metric, c.tolerance)
+                     == (suite, condition, metric, tolerance)), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"changes": [c.to_dict() for c in self.changes], "only_in_current": self.only_current,
                 "only_in_baseline": self.only_baseline, "setting_differences": self.setting_differences,
-                "items_with_changed_prompts": self.changed_prompts}
+                "items_with_changed_prompts": self.changed_prompts, "suites_with_changed_prompts": self.changed_suites}
 
 
 
@@ -77,6 +85,14 @@ def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any])
         if current.get(key) != baseline.get(key):
             out.append(f"{key}: baseline {baseline.get(key)!r}, now {current.get(key)!r}")
     return out
+
+
+def changed_suites(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
+    """Suites both runs hold whose prompts differ (reports without per-suite hashes: none)."""
+    now, before = current.get("suite_prompt_hashes") or {}, baseline.get("suite_prompt_hashes") or {}
+    if not (isinstance(now, Mapping) and isinstance(before, Mapping)):
+        return []
+    return sorted(str(s) for s in set(now) & set(before) if now[s] and before[s] and now[s] != before[s])
 
 
 def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
@@ -89,6 +105,7 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
         only_current=sorted(now[k].label for k in set(now) - set(before)),
         only_baseline=sorted(before[k].label for k in set(before) - set(now)),
         setting_differences=setting_differences(current_run or {}, baseline_run or {}),
+        changed_suites=changed_suites(current_run or {}, baseline_run or {}),
         changed_prompts=sorted(now[k].label for k in set(now) & set(before)
                                if now[k].prompt_hash and before[k].prompt_hash
                                and now[k].prompt_hash != before[k].prompt_hash),
@@ -155,11 +172,15 @@ def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord,
 
     for kind in ("conjunction", "disjunction", "conditional", "dose_response"):
         sets = [(a, b) for a, b in pairs if a.kind == kind]
-        if sets:
-            def item_rate(record: ItemRecord, kind: str = kind) -> float:
-                hits, checks, _ = axiom_violations([record], kind, 0.0)
+        metric = f"{kind}_violation_rate"
+        # At the metric's default tolerance and at each one a gate asks for, as the aggregates.
+        for tolerance in sorted({DEFAULT_TOLERANCES[metric], *options.tolerances.get(metric, ())}) if sets else ():
+            def item_rate(record: ItemRecord, kind: str = kind, tolerance: float = tolerance) -> float:
+                hits, checks, _ = axiom_violations([record], kind, tolerance)
                 return hits / checks if checks else float("nan")
-            each(f"{kind}_violation_rate", item_rate)
+            each(metric, item_rate)
+            if out[-1] is not None:
+                out[-1] = replace(out[-1], tolerance=tolerance)
     return [c for c in out if c is not None]
 
 

@@ -17,6 +17,10 @@ import numpy as np
 
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
 from .baseline import Comparison
+from .gate_reasons import NO_BASELINE, ONLY_WITH, unmatched_reason, unshared_reason
+from .minimum_data import MEAN_MIN_N, default_min_n, shortfall, total_for, unit, usable_text
+from .tolerances import effective_tolerance
+from ..didyoumean import hint
 from ..metrics.stats import benjamini_hochberg, holm
 from ..suites import SuiteError, read_yaml
 
@@ -25,7 +29,7 @@ BOUND_KEYS = ("max", "min", "max_abs")
 # one is on the change: an increase of at most b is "change <= b", and so on.
 CHANGE_KEYS = {"max_increase": "max", "max_decrease": "min", "max_change": "max_abs"}
 EVIDENCE = ("point", "ci")
-GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance")
+GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance", "min_n")
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
 EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
@@ -45,10 +49,25 @@ class Gate:
     conditions: tuple[str, ...] = ()  # globs; empty = every condition
     tolerance: float | None = None
     line: int = 0
+    min_n: int | None = None  # None: the documented default (scoring/minimum_data.py)
 
     @property
     def is_change(self) -> bool:
         return self.bound_kind in CHANGE_KEYS
+
+    @property
+    def tolerance_used(self) -> float | None:
+        """The tolerance a violation-rate gate is judged at: its own, else the metric's default."""
+        return effective_tolerance(self.metric, self.tolerance)
+
+    @property
+    def required_n(self) -> int:
+        """Items (checks, answers) a verdict needs: ``min_n``, else the default for the metric."""
+        if self.min_n is not None:
+            return self.min_n
+        if self.is_change:
+            return MEAN_MIN_N
+        return default_min_n(self.metric, self.bound_kind, self.bound)
 
     @property
     def bound_text(self) -> str:
@@ -102,6 +121,7 @@ class Verdict:
     p_value: float | None = None  # the aggregate's own test (e.g. Skew vs 0)
     p_holm: float | None = None  # adjusted over every evaluated gate of the run
     p_bh: float | None = None
+    n_total: int | None = None  # items (checks, answers) there were in all; n of them were usable
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,7 +129,8 @@ class Verdict:
             "bound": self.gate.bound, "bound_kind": self.gate.bound_kind,
             "bound_text": self.gate.bound_text, "evidence": self.gate.evidence,
             "value": self.value, "ci_low": self.ci_low, "ci_high": self.ci_high, "n": self.n,
-            "verdict": self.verdict, "reason": self.reason, "tolerance": self.gate.tolerance,
+            "verdict": self.verdict, "reason": self.reason, "tolerance": self.gate.tolerance_used,
+            "min_n": self.gate.required_n, "n_total": self.n_total,
             "p_value": self.p_value, "p_holm": self.p_holm, "p_bh": self.p_bh,
         }
 
@@ -141,7 +162,9 @@ def parse_thresholds(data: Any, display: str) -> list[Gate]:
         raise _err(display, None, None, "optbench", f"must be 1 (the format version), got {data.get('optbench')!r}")
     unknown = set(data) - {"optbench", "gates"}
     if unknown:
-        raise _err(display, None, None, sorted(map(str, unknown))[0], "unknown top-level key (allowed: optbench, gates)")
+        key = min(map(str, unknown))
+        raise _err(display, None, None, key, f"unknown top-level key{hint(key, ('optbench', 'gates'))} "
+                   "(allowed: optbench, gates)")
     raw_gates = data.get("gates") or []
     if not isinstance(raw_gates, list):
         raise _err(display, None, None, "gates", "must be a list of gates")
@@ -172,12 +195,14 @@ def _parse_gate(display: str, index: int, raw: Any) -> Gate:
         raise _err(display, index, line, None, "each gate must be a mapping with 'metric' and a bound")
     for key in raw:
         if key not in GATE_KEYS:
-            raise _err(display, index, line, str(key), f"unknown gate key (allowed: {', '.join(GATE_KEYS)})")
+            raise _err(display, index, line, str(key),
+                       f"unknown gate key{hint(str(key), GATE_KEYS)} (allowed: {', '.join(GATE_KEYS)})")
     metric = raw.get("metric")
     if metric is None:
         raise _err(display, index, line, "metric", "is required")
     if not isinstance(metric, str) or metric not in METRIC_KINDS:
-        raise _err(display, index, line, "metric", f"unknown metric {metric!r} (known: {', '.join(METRIC_KINDS)})")
+        close = hint(metric, METRIC_KINDS) if isinstance(metric, str) else ""
+        raise _err(display, index, line, "metric", f"unknown metric {metric!r}{close} (known: {', '.join(METRIC_KINDS)})")
     bounds = [k for k in (*BOUND_KEYS, *CHANGE_KEYS) if k in raw]
     if len(bounds) != 1:
         raise _err(display, index, line, bounds[1] if bounds else None,
@@ -196,11 +221,17 @@ def _parse_gate(display: str, index: int, raw: Any) -> Gate:
         tolerance = _number(display, index, line, "tolerance", raw["tolerance"])
         if tolerance < 0:
             raise _err(display, index, line, "tolerance", "must not be negative")
+    min_n = None
+    if "min_n" in raw:
+        value = raw["min_n"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise _err(display, index, line, "min_n", f"must be a whole number of at least 1, got {value!r}")
+        min_n = value
     return Gate(
         metric=metric, bound_kind=bound_kind, bound=bound, evidence=evidence,
         suites=_globs(display, index, line, "suites", raw.get("suites")),
         conditions=_globs(display, index, line, "conditions", raw.get("conditions")),
-        tolerance=tolerance, line=line or 0,
+        tolerance=tolerance, line=line or 0, min_n=min_n,
     )
 
 
@@ -209,13 +240,17 @@ def evaluate(
     aggregates: Iterable[Aggregate],
     suite_kinds: Mapping[str, Sequence[str]],
     comparison: Comparison | None = None,
+    totals: Mapping[tuple[str, str, str], int] | None = None,
 ) -> list[Verdict]:
     """A verdict per gate x (suite, condition) it matches; ``not evaluated`` where none ran.
 
     ``suite_kinds`` maps each suite that ran to the item kinds it holds, so that a gate
-    without ``suites`` covers exactly the suites its metric applies to.
+    without ``suites`` covers exactly the suites its metric applies to. ``totals`` gives
+    how many items (checks, answers) each (suite, condition, metric) had in all, for
+    "2 of 60 pairs usable"; see ``minimum_data.possible_n``.
     """
-    by_key = {(a.suite, a.condition, a.metric, a.tolerance or 0.0): a for a in aggregates if a.domain is None}
+    totals = totals or {}
+    by_key = {(a.suite, a.condition, a.metric, a.tolerance): a for a in aggregates if a.domain is None}
     # The arms that ran (every arm has a parse_rate); effect metrics add their own labels
     # such as "narrative_up-narrative_down".
     arms = {(s, c) for s, c, m, _t in by_key if m == "parse_rate"}
@@ -231,12 +266,20 @@ def evaluate(
         for suite in sorted(suite_kinds):
             if not metric_applies(gate.metric, suite_kinds[suite]) and not gate.suites:
                 continue
+            if gate.metric == "calibration_error" and not gate.suites and not any(
+                    s == suite and m == gate.metric for s, _c, m, _t in by_key):
+                continue  # computed only from items with a stated rate (Track A)
             for condition in sorted(c for s, c in labels if s == suite):
                 if gate.matches(suite, condition):
-                    agg = by_key.get((suite, condition, gate.metric, gate.tolerance or 0.0))
-                    rows.append(_verdict(gate, suite, condition, agg, suite_kinds[suite]))
+                    agg = by_key.get((suite, condition, gate.metric, gate.tolerance_used))
+                    total = total_for(totals, suite, condition, gate.metric)
+                    rows.append(_verdict(gate, suite, condition, agg, suite_kinds[suite], total))
         if not rows:
-            rows.append(Verdict(gate, None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"))
+            by_suite: dict[str, set[str]] = {}
+            for s, c in labels:
+                by_suite.setdefault(s, set()).add(c)
+            rows.append(Verdict(gate, None, None, NOT_EVALUATED,
+                                reason=unmatched_reason(gate, suite_kinds, by_suite)))
         verdicts.extend(rows)
     return _adjust(verdicts)
 
@@ -244,14 +287,20 @@ def evaluate(
 def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]:
     """Gates on the change against the baseline, one per (suite, condition) both runs share."""
     if comparison is None:
-        return [Verdict(gate, None, None, NOT_EVALUATED, reason="no baseline run given (--optbench-baseline)")]
+        return [Verdict(gate, None, None, NOT_EVALUATED, reason=NO_BASELINE)]
     rows = []
     for change in comparison.changes:
         if change.metric != gate.metric or not gate.matches(change.suite, change.condition):
             continue
+        if change.tolerance != gate.tolerance_used:
+            continue  # a violation rate at another tolerance than this gate's
         if not math.isfinite(change.delta):
             rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, n=change.n,
                                 reason="no usable answers in one of the runs"))
+            continue
+        if (short := shortfall(change.n, None, gate.required_n, unit(gate.metric, change=True))) is not None:
+            rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, change.delta, n=change.n,
+                                reason=short))
             continue
         low, high = change.ci_low, change.ci_high
         if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
@@ -262,7 +311,8 @@ def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]
         rows.append(Verdict(gate, change.suite, change.condition, FAIL if failure else PASS, change.delta,
                             low if math.isfinite(low) else None, high if math.isfinite(high) else None,
                             n=change.n, reason=failure or "", p_value=change.p_value))
-    return rows or [Verdict(gate, None, None, NOT_EVALUATED, reason="no suite shared with the baseline matches this gate")]
+    shared = {(c.suite, c.condition) for c in comparison.changes}
+    return rows or [Verdict(gate, None, None, NOT_EVALUATED, reason=unshared_reason(gate, shared))]
 
 
 def _adjust(verdicts: list[Verdict]) -> list[Verdict]:
@@ -275,21 +325,28 @@ def _adjust(verdicts: list[Verdict]) -> list[Verdict]:
     ]
 
 
-def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kinds: Sequence[str]) -> Verdict:
+def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kinds: Sequence[str],
+             total: int | None = None) -> Verdict:
+    what = unit(gate.metric)
     if agg is None:
         if not metric_applies(gate.metric, kinds):
             reason = f"{gate.metric} does not apply to the items of this suite"
+        elif gate.metric in ONLY_WITH:
+            reason = f"{gate.metric} is computed only with {ONLY_WITH[gate.metric]}; pass it or drop the gate"
         else:
-            reason = "no usable answers"
-        return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason)
+            reason = f"no usable answers: {usable_text(0, total, what)}"
+        return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason, n_total=total)
     value, low, high = agg.value, agg.ci_low, agg.ci_high
     if not math.isfinite(value):
-        return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, reason="no usable answers")
+        return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, n_total=total,
+                       reason=f"no usable answers: {usable_text(agg.n, total, what)}")
+    if (short := shortfall(agg.n, total, gate.required_n, what)) is not None:
+        return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total, reason=short)
     if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
-        return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n,
+        return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total,
                        reason="too few items for a confidence interval")
     failure = gate.check(value, low, high)
     ci = (low if math.isfinite(low) else None, high if math.isfinite(high) else None)
     p = agg.p_value if agg.p_value is not None and math.isfinite(agg.p_value) else None
     return Verdict(gate, suite, condition, FAIL if failure else PASS, value, *ci, n=agg.n,
-                   reason=failure or "", p_value=p)
+                   reason=failure or "", p_value=p, n_total=total)

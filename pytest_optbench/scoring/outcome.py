@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
+from .enforcement import RunWarning
 from .gates import FAIL, Verdict
 from ..records import ItemRecord
 
@@ -19,10 +20,17 @@ class Outcome:
     missing: list[str] = field(default_factory=list)  # items that failed without sending answers
     languages: list[LanguageSkew] = field(default_factory=list)  # Track B Skew per language
     comparison: Comparison | None = None  # changes against --optbench-baseline
+    warnings: list[RunWarning] = field(default_factory=list)  # what the run did not enforce (enforcement.py)
+    strict: bool = False  # --optbench-strict: the warnings marked strict fail the session
 
     @property
     def failed_gates(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.verdict == FAIL]
+
+    @property
+    def strict_failures(self) -> list[RunWarning]:
+        """The warnings that fail this session (none without strict mode)."""
+        return [w for w in self.warnings if w.strict] if self.strict else []
 
     def usage(self) -> dict[str, int]:
         """Answers and tokens: how many were paid for in this run, how many read back."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pytest
 
 from .. import __version__
+from ..facts import RunFacts
 from ..options import RunOptions
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ class ControllerSession:
         self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
         self.baseline_display: str | None = None
         self.requests: dict[str, int] = {}  # summed over the processes that elicited
+        self.facts = RunFacts()  # merged from the worker(s) when the items have run
+        self.no_model_skips = 0  # suite items skipped because no model was chosen
+        self.unusable: list[str] = []  # items marked xfail: some prompt got no usable answer
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
@@ -53,33 +57,46 @@ class ControllerSession:
 
     def add_report(self, report: pytest.TestReport) -> None:
         data = getattr(report, "optbench_record", None)
+        suite_item = report.nodeid.split("::")[0].endswith((".yaml", ".yml"))
         if data is not None:
             from ..records import ItemRecord
 
             record = ItemRecord.from_dict(data)
             self.records[record.key] = record
-        elif report.failed and report.nodeid.split("::")[0].endswith((".yaml", ".yml")):
+            if report.skipped and getattr(report, "wasxfail", None) is not None:
+                self.unusable.append(record.label)
+        elif report.skipped and suite_item and "no model selected" in str(report.longrepr):
+            self.no_model_skips += 1
+        elif report.failed and suite_item:
             # A crashed worker or a failing fixture: the item sent no answers.
             self.missing.append(report.nodeid)
 
+    def suite_prompt_hashes(self) -> dict[str, str]:
+        """Each suite that reported -> the hash of all its prompts (selected or not)."""
+        return {r.suite: r.suite_prompt_hash for r in sorted(self.records.values(), key=lambda r: r.key)
+                if r.suite_prompt_hash}
+
     def prompt_hash(self) -> str:
-        """One hash over the system prompts and templates of every item that reported."""
+        """One hash over the prompts of the suites that reported (older records: the items')."""
         from ..prompts import prompt_fingerprint
 
-        return prompt_fingerprint([r.prompt_hash for r in self.records.values()])
+        hashes = self.suite_prompt_hashes()
+        return prompt_fingerprint(list(hashes.values()) if hashes else [r.prompt_hash for r in self.records.values()])
 
     def settings_snapshot(self) -> dict[str, Any]:
         """The settings that change answers, as the report records and a baseline compares them."""
         models = sorted({r.model for r in self.records.values()})
         settings = self.options.settings
         return {
-            "model": self.options.model_spec or (models[0] if len(models) == 1 else models),
+            # Who answered (a conftest fixture may answer instead of --model, see AnswerSource).
+            "model": (models[0] if len(models) == 1 else models) if models else self.options.model_spec,
             "base_url_set": self.options.base_url is not None,
             "keep_fifty": self.options.keep_fifty,
             "samples_override": settings.samples,
             "temperature_override": settings.temperature,
             "system_prompt_override": settings.system_prompt is not None,
             "prompt_hash": self.prompt_hash(),
+            "suite_prompt_hashes": self.suite_prompt_hashes(),
         }
 
     def metadata(self) -> dict[str, Any]:
@@ -93,6 +110,8 @@ class ControllerSession:
             "base_rate_oos": options.base_rate,
             "thresholds": self.thresholds_display,
             "baseline": self.baseline_display,
+            "answered_by": list(self.facts.sources),
+            "strict": options.strict,
             "usage": self.outcome.usage() if self.outcome else {},
             "requests": dict(self.requests),
             "provider_notes": self.outcome.notes() if self.outcome else [],
@@ -104,7 +123,9 @@ class ControllerSession:
         from ..scoring.aggregate import AggregateOptions, aggregate
         from ..scoring.baseline import compare
         from ..scoring.crosslingual import language_skews
+        from ..scoring.enforcement import run_warnings
         from ..scoring.gates import evaluate
+        from ..scoring.minimum_data import possible_n
         from ..scoring.outcome import Outcome
 
         records = [self.records[k] for k in sorted(self.records)]
@@ -122,9 +143,14 @@ class ControllerSession:
         if self.baseline is not None:
             data, baseline_records = self.baseline
             comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
-        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
+        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison,
+                            possible_n(records))
+        warnings = run_warnings(verdicts, records, self.facts, no_model_skips=self.no_model_skips,
+                                unusable=self.unusable, model_given=bool(self.options.model_spec),
+                                strict=self.options.strict, thresholds=self.thresholds_display)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
-                               language_skews(aggregates, records, options), comparison)
+                               language_skews(aggregates, records, options), comparison, warnings,
+                               self.options.strict)
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> None:
@@ -133,7 +159,7 @@ class ControllerSession:
 
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if not (outcome.records or outcome.missing):
+        if not (outcome.records or outcome.missing or outcome.warnings):
             if options.report_path:  # an empty run still leaves its report for CI artifacts
                 write_report(options.report_path, build_report(outcome, self.metadata()))
             return

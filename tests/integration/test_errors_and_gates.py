@@ -129,7 +129,10 @@ def test_gate_outcomes_pass_fail_and_not_evaluated(optbench):
         ("skew", "not evaluated"), ("brier", "not evaluated"), ("skew", "not evaluated"),
     ]
     assert "optbench gates: 1 failed, 2 passed, 3 not evaluated" in run.text
-    assert "not evaluated, no suite that ran matches: skew |x| <= 5" in run.text
+    assert ("warning: gate skew |x| <= 5 (thresholds.yaml, line 10) was not evaluated: its suites ['track-z-*'] "
+            "match none of the suites that ran (track-b-demo)") in run.text
+    assert ("gate brier <= 0.25 (thresholds.yaml, line 13) was not evaluated: brier is computed from binary items, "
+            "and no suite that ran has them") in run.text
 
 
 def test_ci_evidence_fails_only_when_whole_ci_is_beyond(optbench):

@@ -119,12 +119,14 @@ def test_anthropic_run_one_request_per_sample(optbench, api, anthropic_sdk):
     assert_no_secret(optbench.pytester, [result], ANTHROPIC_SECRET)
 
 
-def test_garbage_answers_lower_parse_rate_but_items_pass(optbench, secrets):
+def test_garbage_answers_lower_parse_rate_and_items_are_not_passes(optbench, secrets):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
     with FakeAPI(answer=lambda request, index: "no idea") as server:
         result = run(optbench, server)
     assert result.ret == 0, result.text
-    result.result.assert_outcomes(passed=2)
+    # No usable answer: xfail with the reason, never a plain pass; a headline says why.
+    result.result.assert_outcomes(xfailed=2)
+    assert "warning: low parse rate: track-b-demo has 12 of 12 answers without a readable number" in result.text
     assert result.aggregate("parse_rate")["value"] == 0.0
     assert result.aggregate("error_rate")["value"] == 0.0
     usage = result.report["run"]["usage"]

@@ -72,7 +72,9 @@ def test_changed_settings_are_stated(optbench):
                               "--optbench-baseline", baseline)
     differences = run.report["baseline"]["setting_differences"]
     assert any(d.startswith("samples_override: baseline None, now 2") for d in differences)
-    assert any(d.startswith("prompt_hash:") for d in differences)
+    assert not any(d.startswith("prompt_hash:") for d in differences)  # prompts are compared per suite
+    assert run.report["baseline"]["suites_with_changed_prompts"] == ["track-b-demo"]
+    assert "baseline differs: the prompts of track-b-demo changed" in run.text
     assert len(run.report["baseline"]["items_with_changed_prompts"]) == 20
     assert "baseline differs: samples_override" in run.text
 
@@ -95,7 +97,7 @@ def test_change_gate_without_baseline_is_not_evaluated(optbench):
     run = optbench.run("--model", "sim:calibrated")
     assert run.ret == 0
     assert {g["verdict"] for g in run.report["gates"]} == {"not evaluated"}
-    assert "no baseline run given (--optbench-baseline)" in json.dumps(run.report["gates"])
+    assert "no baseline run was given: pass --optbench-baseline REPORT.json" in json.dumps(run.report["gates"])
 
 
 def test_markdown_and_github_step_summary(optbench, monkeypatch):

@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, axiom_violations
 from pytest_optbench.metrics import axioms
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 
 FAST = {"n_resamples": 200}
 ROLES = {
@@ -282,7 +283,8 @@ def test_aggregate_emits_one_rate_per_tolerance() -> None:
     tolerances = {"conjunction_violation_rate": (2.0, 0.5, 0.0), "conditional_violation_rate": (3.0,)}
     aggs = _violation_aggs(records, tolerances)
     got = sorted((a.metric, a.tolerance) for a in aggs)
-    assert got == [("conditional_violation_rate", 0.0), ("conditional_violation_rate", 3.0),
+    # each asked-for tolerance, and the metric's default (2 pp; 10 pp for the product rule)
+    assert got == [("conditional_violation_rate", 3.0), ("conditional_violation_rate", 10.0),
                    ("conjunction_violation_rate", 0.0), ("conjunction_violation_rate", 0.5),
                    ("conjunction_violation_rate", 2.0)]
     for agg in aggs:
@@ -314,7 +316,7 @@ def test_aggregate_rates_match_reference(battery, tols) -> None:
     kind, rows = battery
     metric = METRIC[kind]
     aggs = _violation_aggs(_set_records(kind, rows), {metric: tuple(tols)})
-    assert sorted(a.tolerance for a in aggs) == sorted({0.0, *tols})
+    assert sorted(a.tolerance for a in aggs) == sorted({DEFAULT_TOLERANCES[metric], *tols})
     previous = math.inf
     for agg in sorted(aggs, key=lambda a: a.tolerance):
         hits, checks, bad = _ref_set_violations(kind, rows, agg.tolerance)

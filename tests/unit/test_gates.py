@@ -240,7 +240,7 @@ def test_gate_matching_no_suite_is_one_not_evaluated_verdict() -> None:
     (v,) = verdicts
     assert v.verdict == NOT_EVALUATED and v.verdict != PASS
     assert v.suite is None and v.condition is None and v.value is None
-    assert "no suite" in v.reason
+    assert "match none of the suites that ran (track-b)" in v.reason
 
 
 def test_gate_with_no_suites_ran_at_all() -> None:
@@ -269,14 +269,16 @@ def test_metric_that_does_not_apply_with_explicit_suites_is_not_evaluated_with_a
 
 def test_binary_metric_without_usable_answers_is_not_evaluated() -> None:
     kinds = {"trivia": ["binary"]}
-    (v,) = evaluate([Gate("overconfidence", "max", 0.05)], [_agg("parse_rate", 1.0, suite="trivia")], kinds)
-    assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers"
+    (v,) = evaluate([Gate("overconfidence", "max", 0.05)], [_agg("parse_rate", 1.0, suite="trivia")], kinds,
+                    totals={("trivia", "base", "binary"): 40})
+    assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers: 0 of 40 items usable"
 
 
 def test_applicable_metric_without_an_aggregate_is_not_evaluated() -> None:
-    # e.g. calibration_error on a Track B suite (no item has `expected`)
+    # e.g. calibration_error on a Track B suite (no item has `expected`): one row, with the reason
     (v,) = evaluate([Gate("calibration_error", "max", 5)], [_agg("skew", 1.0), _agg("parse_rate", 1.0)], PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers"
+    assert v.verdict == NOT_EVALUATED and v.suite is None
+    assert v.reason.startswith("calibration_error is computed only from items with a stated rate")
 
 
 def test_nan_value_is_not_evaluated() -> None:
@@ -286,10 +288,10 @@ def test_nan_value_is_not_evaluated() -> None:
 
 
 def test_ci_evidence_without_an_interval_is_not_evaluated() -> None:
-    (v,) = evaluate([Gate("skew", "max_abs", 5, evidence="ci")], [_agg("skew", 9.0, n=1)], PAIRS)
+    (v,) = evaluate([Gate("skew", "max_abs", 5, evidence="ci", min_n=1)], [_agg("skew", 9.0, n=1)], PAIRS)
     assert v.verdict == NOT_EVALUATED and v.value == 9.0 and "confidence interval" in v.reason
     # ... while point evidence still judges the estimate, reporting no CI.
-    (p,) = evaluate([Gate("skew", "max_abs", 5)], [_agg("skew", 9.0, n=1)], PAIRS)
+    (p,) = evaluate([Gate("skew", "max_abs", 5, min_n=1)], [_agg("skew", 9.0, n=1)], PAIRS)
     assert p.verdict == FAIL and p.ci_low is None and p.ci_high is None
 
 

@@ -1,7 +1,8 @@
 """The package's import graph: no cycle, and no arrow against the data flow.
 
-Every import counts, also the ones inside functions (taken on first use to keep the plugin
-light), since a cycle through a lazy import is still a cycle in the design.
+Every import that runs counts, also the ones inside functions (taken on first use to keep
+the plugin light), since a cycle through a lazy import is still a cycle in the design;
+imports for type checkers only do not.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("didyoumean", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("suite_checks", "facts"),
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
     ("report",),
@@ -38,7 +40,13 @@ def imports(path: Path) -> set[str]:
     name = module_name(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # Imports for type checkers only never run: they make no cycle and no arrow.
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and "TYPE_CHECKING" in ast.dump(block.test) for stmt in block.body for n in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - node.level + 1]

@@ -148,15 +148,15 @@ def test_effects_table_sorted_by_suite_arm_metric() -> None:
     assert [row[-1] for row in table.texts(FULL)] == ["1.000", "0.005"]
 
 
-def test_key_metrics_use_one_list_in_its_order_at_tolerance_0() -> None:
+def test_key_metrics_use_one_list_in_its_order_at_the_default_tolerance() -> None:
     aggregates = [agg("parse_rate", 0.98666, 0.974, 0.994, n=600), agg("skew", 8.39, 7.79, 9.07, p_value=0.2),
                   agg("item_sd", 3.0, 2.0, 4.0), agg("skew", 1.0, 0.0, 2.0, condition="narrative_up"),
                   agg("conjunction_violation_rate", 0.06, 0.013, 0.165, n=50, suite="ax", tolerance=0.0),
                   agg("conjunction_violation_rate", 0.04, 0.005, 0.137, n=50, suite="ax", tolerance=2.0)]
     assert key_metrics_table(aggregates).texts() == [
-        ["ax", "conjunction_violation_rate", "50", "0.060 [0.013, 0.165]", "n/a"],
-        ["track-b", "skew", "60", "+8.4 [+7.8, +9.1]", "0.200"],
-        ["track-b", "parse_rate", "600", "0.987 [0.974, 0.994]", "n/a"],
+        ["ax", "conjunction_violation_rate", "2", "50", "0.040 [0.005, 0.137]", "n/a"],  # 2 pp: the default
+        ["track-b", "skew", "", "60", "+8.4 [+7.8, +9.1]", "0.200"],
+        ["track-b", "parse_rate", "", "600", "0.987 [0.974, 0.994]", "n/a"],
     ]
 
 
@@ -174,10 +174,10 @@ def test_gate_table_puts_failures_first_and_rounds_like_the_metric() -> None:
     table = gate_table(VERDICTS, "thresholds.yaml")
     assert table.title == "gates from thresholds.yaml"
     assert table.texts(COMPACT) == [
-        ["track-b", "base", "skew", "+10.4", "[+9.8, +10.9]", "|x| <= 5", "ci", "FAIL"],
-        ["(no suite ran)", "", "brier_skill_oos", "", "n/a", ">= 0", "point", "not evaluated"],
-        ["track-b", "base", "parse_rate", "0.987", "[0.974, 0.994]", ">= 0.95", "point", "PASS"],
-        ["known", "base", "brier", "-0.012", "[-0.020, -0.004]", "increase <= 0.01", "point", "PASS"],
+        ["track-b", "base", "skew", "", "+10.4", "[+9.8, +10.9]", "|x| <= 5", "ci", "FAIL"],
+        ["(no suite ran)", "", "brier_skill_oos", "", "", "n/a", ">= 0", "point", "not evaluated"],
+        ["track-b", "base", "parse_rate", "", "0.987", "[0.974, 0.994]", ">= 0.95", "point", "PASS"],
+        ["known", "base", "brier", "", "-0.012", "[-0.020, -0.004]", "increase <= 0.01", "point", "PASS"],
     ]
     assert [row.tone for row in table.rows] == ["fail", "ne", "pass", "pass"]
     assert table.texts(FULL)[0][-3:] == ["60", "<0.001", "FAIL"]
@@ -199,10 +199,10 @@ def test_change_table_digits_per_metric_and_strong_changes() -> None:
     ])
     table = change_table(comparison, "base.json")
     assert table.texts() == [
-        ["known", "base", "brier", "240", "0.180", "0.168", "-0.012 [-0.020, +0.004]", "0.210"],
-        ["track-b", "base", "skew", "60", "+0.4", "+8.4", "+8.0 [+7.1, +8.9]", "<0.001"],
+        ["known", "base", "brier", "", "240", "0.180", "0.168", "-0.012 [-0.020, +0.004]", "0.210"],
+        ["track-b", "base", "skew", "", "60", "+0.4", "+8.4", "+8.0 [+7.1, +8.9]", "<0.001"],
     ]
-    assert [row.cells[6].tone for row in table.rows] == ["", "strong"]
+    assert [row.cells[7].tone for row in table.rows] == ["", "strong"]
 
 
 def test_language_table_only_for_several_languages() -> None:
@@ -379,7 +379,8 @@ def test_compare_reads_each_reports_stored_aggregates() -> None:
                                  ("m", report("m", (0.4, -0.61, 1.42)))])
     assert model.labels == ["m", "m (2)"]
     assert model.key_metrics.texts() == [
-        ["ax", "conjunction_violation_rate", "0.060 [0.013, 0.165]", "0.060 [0.013, 0.165]"],
+        # a violation rate at its default tolerance (2 pp), which the cell says
+        ["ax", "conjunction_violation_rate", "0.000 [0.000, 0.070] at tol. 2 pp", "0.000 [0.000, 0.070] at tol. 2 pp"],
         ["track-b", "skew", "+8.4 [+7.8, +9.1]", "+0.4 [-0.6, +1.4]"],
         ["track-b", "delta_plus", "+10.6 [+7.7, +13.4]", "+10.6 [+7.7, +13.4]"],
         ["track-b", "delta_minus", "-2.2 n/a", "-2.2 n/a"],

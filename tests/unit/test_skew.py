@@ -330,7 +330,7 @@ def test_quadrant_is_none_when_neither_part_is_significant() -> None:
         "c": {"positive": [52], "negative": [47]},
     }
     got = _by_metric(aggregate(_records(data), AggregateOptions(**FAST)))
-    assert got["skew"].detail["quadrant"] == "none"
+    assert got["skew"].detail["quadrant"] == "none (3 pairs)"  # too few pairs to name a quadrant
 
 
 # --------------------------------------------------------------------------- determinism

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...scoring.tolerances import display_rank
 from ...scoring.gates import CHANGE_KEYS, FAIL, PASS
 from .figures import ValencePoint
 from .fmt import (
@@ -41,12 +42,12 @@ class CompareRun:
         return list(self.data.get("aggregates") or [])
 
     def aggregate(self, suite: str, condition: str, metric: str) -> Mapping[str, Any] | None:
-        """A stored aggregate (overall, not per domain; violation rates at tolerance 0)."""
-        for a in self.aggregates():
-            if (a.get("suite"), a.get("condition"), a.get("metric")) == (suite, condition, metric) \
-                    and a.get("domain") is None and not a.get("tolerance"):
-                return a
-        return None
+        """A stored aggregate (overall, not per domain; a violation rate at its default
+        tolerance, else the lowest the report holds)."""
+        found = [a for a in self.aggregates()
+                 if (a.get("suite"), a.get("condition"), a.get("metric")) == (suite, condition, metric)
+                 and a.get("domain") is None]
+        return min(found, key=lambda a: display_rank(metric, a.get("tolerance")), default=None)
 
 
 def unique_labels(labels: Sequence[str]) -> list[str]:
@@ -142,7 +143,8 @@ def _estimate_cell(a: Mapping[str, Any] | None) -> Cell:
     if a is None:
         return number("")
     metric = str(a["metric"])
-    return number(estimate_text(metric, a.get("value"), a.get("ci_low"), a.get("ci_high")), a.get("value"))
+    at = "" if a.get("tolerance") is None else f" at tol. {a['tolerance']:g} pp"  # a rate says its tolerance
+    return number(estimate_text(metric, a.get("value"), a.get("ci_low"), a.get("ci_high")) + at, a.get("value"))
 
 
 def headline_table(rows: Sequence[RunHeadline]) -> Table:
@@ -156,13 +158,15 @@ def headline_table(rows: Sequence[RunHeadline]) -> Table:
 
 def key_metrics_table(runs: Sequence[CompareRun]) -> Table:
     """One row per (suite, key metric) under base, a column per run (blank where it did not
-    run); violation rates at tolerance 0, the one every run computes."""
+    run); a violation rate at its default tolerance, said beside it."""
     cells: dict[tuple[str, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for run in runs:
         for a in run.aggregates():
-            if a.get("condition") == "base" and a.get("domain") is None and not a.get("tolerance") \
-                    and a.get("metric") in KEY_ORDER:
-                cells[(str(a.get("suite")), str(a["metric"]))][run.label] = a
+            if a.get("condition") == "base" and a.get("domain") is None and a.get("metric") in KEY_ORDER:
+                key, metric = (str(a.get("suite")), str(a["metric"])), str(a["metric"])
+                held = cells[key].get(run.label)
+                if held is None or display_rank(metric, a.get("tolerance")) < display_rank(metric, held.get("tolerance")):
+                    cells[key][run.label] = a
     rows = [[text(suite), text(metric), *(_estimate_cell(by_run.get(run.label)) for run in runs)]
             for (suite, metric), by_run in sorted(cells.items(), key=lambda kv: (kv[0][0], KEY_ORDER[kv[0][1]]))]
     labels = [r.label for r in runs]

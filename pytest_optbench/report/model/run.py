@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...scoring.enforcement import RunWarning
 from ...scoring.gates import FAIL, PASS
 from ...scoring.outcome import Outcome
 from .figures import (
@@ -91,14 +92,22 @@ def request_line(counts: Mapping[str, int]) -> str | None:
     return f"requests {counts['requests']:,}: " + ", ".join(parts)
 
 
+def warning_line(outcome: Outcome, warning: RunWarning) -> Line:
+    """A warning, or under strict mode a failure, as every report shows it."""
+    failing = outcome.strict and warning.strict
+    return Line(("strict: " if failing else "warning: ") + warning.text, FAIL_TONE if failing else WARN)
+
+
 def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     models = sorted({r.model for r in outcome.records})
     given = metadata.get("model")
-    model = ", ".join(models) or (str(given) if given else "?")
+    # Who answered and why (a conftest model, the --model one, or one wrapping it).
+    model = "; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none")
     run_line = (f"model {model} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
-                f"{len(outcome.records)} item x condition results")
+                f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
     usage = outcome.usage()
-    lines = []
+    # Headlines first: a low parse rate, no model, nothing selected.
+    lines = [warning_line(outcome, w) for w in outcome.warnings if w.headline]
     if usage["from_store"] or usage["paid_this_run"]:
         lines.append(Line(f"answers {usage['answers']:,}: {usage['paid_this_run']:,} paid for in this run "
                           f"({usage['input_tokens']:,} input + {usage['output_tokens']:,} output tokens), "
@@ -185,6 +194,19 @@ class RunModel:
     def changes(self) -> Table | None:
         """None without a baseline."""
         return None if self.comparison is None else change_table(self.comparison, self.metadata.get("baseline"))
+
+    @cached_property
+    def closing_lines(self) -> tuple[Line, ...]:
+        """After the gates: the other warnings, then what strict mode fails (or could fail)."""
+        outcome = self.outcome
+        lines = [warning_line(outcome, w) for w in outcome.warnings if not w.headline]
+        if outcome.strict_failures:
+            lines.append(Line(f"optbench strict mode: {len(outcome.strict_failures)} problem(s) above fail this "
+                              "session", FAIL_TONE))
+        elif unenforced := sum(w.strict for w in outcome.warnings):
+            lines.append(Line(f"(--optbench-strict, or optbench_strict = true in the ini file, makes the {unenforced} "
+                              "warning(s) above that leave a gate unenforced fail the session)", WARN))
+        return tuple(lines)
 
     @cached_property
     def baseline_notes(self) -> tuple[str, ...]:

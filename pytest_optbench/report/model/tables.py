@@ -13,6 +13,7 @@ from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
 from ...scoring.crosslingual import LanguageSkew, spread
 from ...scoring.gates import EFFECT_METRICS, FAIL, NOT_EVALUATED, PASS, Verdict
+from ...scoring.tolerances import display_rank
 from .fmt import (
     Formatter,
     change_formatter,
@@ -58,8 +59,12 @@ AggregateKey = tuple[str, str, str, str | None]
 
 
 def index_aggregates(aggregates: Iterable[Aggregate]) -> dict[AggregateKey, Aggregate]:
-    """(suite, condition, metric, domain) -> aggregate; violation rates at tolerance 0."""
-    return {(a.suite, a.condition, a.metric, a.domain): a for a in aggregates if not a.tolerance}
+    """(suite, condition, metric, domain) -> aggregate; a violation rate at its default
+    tolerance (reports written before the defaults: the lowest they hold)."""
+    out: dict[AggregateKey, Aggregate] = {}
+    for a in sorted(aggregates, key=lambda a: display_rank(a.metric, a.tolerance), reverse=True):
+        out[(a.suite, a.condition, a.metric, a.domain)] = a  # the best-ranked row is written last
+    return out
 
 
 def groups_with(aggregates: Iterable[Aggregate], metric: str) -> list[tuple[str, str]]:
@@ -213,15 +218,16 @@ def effects_table(aggregates: Sequence[Aggregate]) -> Table:
 
 
 def key_metrics_table(aggregates: Sequence[Aggregate]) -> Table:
-    """The key metrics under base, violation rates at tolerance 0 (comparable across runs)."""
-    chosen = [a for a in aggregates if a.domain is None and a.condition == "base" and not a.tolerance
-              and a.metric in KEY_ORDER]
-    rows = [[text(a.suite), text(a.metric), count(a.n), estimate_cell(a.metric, a), p_cell(a.p_value)]
+    """The key metrics under base, each violation rate at its default tolerance (shown)."""
+    chosen = [a for key, a in index_aggregates(aggregates).items()
+              if key[3] is None and key[1] == "base" and key[2] in KEY_ORDER]
+    rows = [[text(a.suite), text(a.metric), text(tolerance_text(a.tolerance) if a.tolerance is not None else ""),
+             count(a.n), estimate_cell(a.metric, a), p_cell(a.p_value)]
             for a in sorted(chosen, key=lambda a: (a.suite, KEY_ORDER[a.metric]))]
     return make_table("key-metrics", "key metrics (base condition)",
-                      ["suite", "metric", "n", "estimate [95% CI]", "p"], rows,
-                      notes=(("Violation rates here are at tolerance 0 (every difference counts); the gates and the "
-                             "coherence table give each gate's tolerance."),))
+                      ["suite", "metric", "tol. pp", "n", "estimate [95% CI]", "p"], rows,
+                      notes=(("A violation rate counts the checks an item fails by more than its tolerance (pp); "
+                              "each rate is shown at its default tolerance (docs/suite-format.md)."),))
 
 
 # --------------------------------------------------------------------------- gates
@@ -249,12 +255,12 @@ def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None) -> Ta
         estimate, ci = gate_evidence(v)
         tone = VERDICT_TONE[v.verdict]
         cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
-                 text("" if v.gate.tolerance is None else f"{tolerance_text(v.gate.tolerance)} pp"),
+                 text("" if v.gate.tolerance_used is None else f"{tolerance_text(v.gate.tolerance_used)} pp"),
                  number(estimate if v.value is not None else "", v.value), number(ci), text(v.gate.bound_text),
                  text(v.gate.evidence), count(v.n), p_cell(v.p_holm), Cell(verdict_text(v.verdict), tone=tone))
         rows.append(Row(cells, tone))
     columns: list[Column | str] = [
-        "suite", "condition", "metric", Column("tolerance", (FULL,)), "estimate", "95% CI", "bound", "evidence",
+        "suite", "condition", "metric", "tol.", "estimate", "95% CI", "bound", "evidence",
         Column("n", (FULL,)), Column("p (Holm)", (FULL,)), "verdict"]
     return make_table("gates", f"gates from {thresholds or 'thresholds.yaml'}", columns, rows, notes=(
         ("evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it. "
@@ -264,8 +270,13 @@ def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None) -> Ta
 def gate_message(verdict: Verdict) -> str:
     """One gate's verdict in one line (the JUnit test case's message)."""
     estimate, ci = gate_evidence(verdict)
-    return (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate {estimate}, "
-            f"95% CI {ci}; {verdict.reason}")
+    return (f"{verdict.gate.metric} {verdict.gate.bound_text}{_at_tolerance(verdict)} ({verdict.gate.evidence}): "
+            f"estimate {estimate}, 95% CI {ci}; {verdict.reason}")
+
+
+def _at_tolerance(verdict: Verdict) -> str:
+    tolerance = verdict.gate.tolerance_used
+    return "" if tolerance is None else f" at tolerance {tolerance:g} pp"
 
 
 def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
@@ -273,7 +284,7 @@ def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
     for v in verdicts:
         if v.verdict == FAIL:
             estimate, ci = gate_evidence(v)
-            out.append(f"gate {v.gate.metric} {v.gate.bound_text} ({v.gate.evidence}) failed on "
+            out.append(f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence}) failed on "
                        f"{v.suite}/{v.condition}: estimate {estimate}, 95% CI {ci} ({v.reason})")
     return out
 
@@ -295,16 +306,17 @@ def change_table(comparison: Comparison, baseline: str | None = None) -> Table:
     """The key metrics' changes: baseline, now, change with its paired 95% CI and p."""
     rows = []
     key_changes = [c for c in comparison.changes if c.metric in KEY_ORDER]
-    for c in sorted(key_changes, key=lambda c: (c.suite, c.condition, KEY_ORDER[c.metric])):
+    for c in sorted(key_changes, key=lambda c: (c.suite, c.condition, KEY_ORDER[c.metric], c.tolerance or 0)):
         fmt = formatter(c.metric)
         strong = excludes_zero(c.ci_low, c.ci_high)
-        rows.append([text(c.suite), text(c.condition), text(c.metric), count(c.n), number(fmt(c.baseline), c.baseline),
+        rows.append([text(c.suite), text(c.condition), text(c.metric), text(tolerance_text(c.tolerance)), count(c.n),
+                     number(fmt(c.baseline), c.baseline),
                      number(fmt(c.current), c.current),
                      number(change_text(c.metric, c.delta, c.ci_low, c.ci_high), c.delta, STRONG if strong else ""),
                      p_cell(c.p_value)])
     title = f"changes against the baseline {baseline} (paired by item)" if baseline else \
         "changes against the baseline (paired by item)"
-    columns = ["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"]
+    columns = ["suite", "condition", "metric", "tol. pp", "n", "baseline", "now", "change [95% CI]", "p"]
     return make_table("baseline", title, columns,
                       rows, notes=(("Changes are paired by item, over the items both runs answered; a change whose "
                                    "95% CI excludes 0 is marked."),))
@@ -313,6 +325,8 @@ def change_table(comparison: Comparison, baseline: str | None = None) -> Table:
 def baseline_notes(comparison: Comparison, shown: int = 5) -> list[str]:
     """What makes the comparison less than like for like, one sentence each."""
     out = [f"baseline differs: {d}" for d in comparison.setting_differences]
+    if comparison.changed_suites:
+        out.append(f"baseline differs: the prompts of {', '.join(comparison.changed_suites)} changed")
     if comparison.changed_prompts:
         out.append(f"baseline differs: {len(comparison.changed_prompts)} item(s) were asked with a different prompt")
     for label, items in (("only in this run", comparison.only_current),
