@@ -161,7 +161,7 @@ def test_parse_sim_spec_errors(spec: str, pattern: str) -> None:
 def test_documented_profile_table() -> None:
     table = {  # profile: (delta_plus, delta_minus, skew) from the module docstring
         "calibrated": (0, 0, 0), "optimist": (10, -2, 8), "pessimist": (-9, 2, -7),
-        "overclaim": (7, 6, 13), "overconfident": (0, 0, 0),
+        "overclaim": (7, 6, 13), "overconfident": (0, 0, 0), "skewed": (6, -2, 4),
     }
     assert set(PROFILES) == set(table)
     for name, (dp, dm, sk) in table.items():
