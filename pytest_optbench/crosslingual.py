@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .aggregate import AggregateOptions, finite_or_none, pair_answers, seeded_rng
+from .metrics.confidence import NATURAL_BOUNDS, studentized_bootstrap
 from .metrics.skew import pair_skews
-from .metrics.stats import bootstrap_ci
 from .records import ItemRecord
 
 
@@ -46,7 +46,8 @@ def language_skews(records: Iterable[ItemRecord], options: AggregateOptions = Ag
         pairs = sorted(by_language[language], key=lambda r: (r.suite, r.item))
         skews = pair_skews(*pair_answers(pairs, options.keep_fifty))
         skews = skews[np.isfinite(skews)]
-        interval = bootstrap_ci(skews, seeded_rng(options.seed, "language", language), n_resamples=options.n_resamples)
+        interval = studentized_bootstrap(skews, seeded_rng(options.seed, "language", language), options.n_resamples,
+                                         NATURAL_BOUNDS["skew"]).interval()
         out.append(LanguageSkew(language, float(skews.mean()) if skews.size else float("nan"),
                                 interval.low, interval.high, int(skews.size)))
     return out
