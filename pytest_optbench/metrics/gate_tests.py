@@ -52,8 +52,6 @@ def p_crossing(confidence: Confidence, bound_kind: str, bound: float) -> float:
         return confidence.p_greater(b)
     if kind == "min":
         return confidence.p_less(b)
-    if b < 0:
-        return 0.0  # |x| <= negative bound: crossed for certain
     return min(confidence.p_greater(b), confidence.p_less(-b))
 
 

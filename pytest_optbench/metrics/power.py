@@ -125,9 +125,13 @@ def power_of_t_test(effect: float, sd: float, items: int, alpha: float = 0.05, s
     critical = float(t.isf(alpha / sides, df))
     ncp = abs(effect) / (sd / math.sqrt(items))
     power = float(nct.sf(critical, df, ncp))
+    if math.isnan(power):
+        power = 1.0 - float(nct.cdf(critical, df, ncp))
     if sides == 2:
-        power += float(nct.cdf(-critical, df, ncp))
-    return power
+        # The far tail: SciPy returns NaN where it underflows; it is then 0 for practice.
+        far = float(nct.cdf(-critical, df, ncp))
+        power += 0.0 if math.isnan(far) else far
+    return min(1.0, power)
 
 
 def minimum_detectable_effect(sd: float, items: int, alpha: float = 0.05, power: float = POWER,

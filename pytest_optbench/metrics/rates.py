@@ -52,7 +52,7 @@ class ClusteredRate:
         n = self.checks / self.deff
         if not self.independent and self.clusters >= 2 and self.checks >= 2:
             t = _scipy_stats().t
-            a = _tail(confidence)
+            a = min(_tail(confidence), 0.49)  # both quantiles tend to 0 at a = 0.5
             n *= (float(t.isf(a, self.checks - 1)) / float(t.isf(a, self.clusters - 1))) ** 2
         return n
 
