@@ -115,6 +115,10 @@ class Simulator(Protocol):
         """A generator seeded from the model's seed and ``parts``."""
         ...
 
+    def item_tilt(self, meta: Mapping[str, Any]) -> float:
+        """A per-item extra optimism (the ``skewed`` profile's heavy tail; 0 by default)."""
+        ...
+
 
 class Kind(Protocol):
     """An item kind. Implement it (usually by subclassing ``KindBase``) in one module of

@@ -96,7 +96,7 @@ class InvertedPair(KindBase):
         q = self.latent_probability(meta, sim)
         stated = meta.get("expected") is not None  # the positive control: no bias
         if meta.get("role") == "positive":
-            return q + (0.0 if stated else sim.parameter("delta_plus"))
+            return q + (0.0 if stated else sim.parameter("delta_plus") + sim.item_tilt(meta))
         return 100.0 - q + (0.0 if stated else sim.parameter("delta_minus"))
 
     def lint(self, items: Sequence[ItemLike], track: str | None) -> list[Lint]:

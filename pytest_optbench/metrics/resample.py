@@ -13,8 +13,14 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
-from .stats import BATCH_CELLS, CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Interval
-
+from .stats import (
+    BATCH_CELLS,
+    CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    NO_INTERVAL,
+    Interval,
+    _scipy_stats,
+)
 
 
 def weight_batches(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
@@ -47,7 +53,7 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE, esti
     if estimate is None or not np.isfinite(estimate):
         low, high = np.quantile(values, [alpha, 1 - alpha])
         return Interval(float(low), float(high), "percentile")
-    from scipy.stats import norm  # on first use (see stats._scipy_stats)
+    norm = _scipy_stats().norm  # on first use
 
     share = (np.count_nonzero(values < estimate) + 0.5 * np.count_nonzero(values == estimate)) / values.size
     z0 = norm.ppf(np.clip(share, 1 / (values.size + 1), values.size / (values.size + 1)))
@@ -76,3 +82,36 @@ def weighted_bootstrap(
     point = statistics(np.ones((1, n)))
     return {name: percentile_interval(np.concatenate(parts), estimate=float(np.atleast_1d(point[name])[0]))
             for name, parts in collected.items()}
+
+
+def bootstrap_draws(
+    statistics: Callable[[np.ndarray], Mapping[str, np.ndarray | float]],
+    n: int,
+    rng: np.random.Generator,
+    n_resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, np.ndarray]:
+    """Every statistic that ``statistics(weights (b, n))`` returns, on the same resamples
+    (paired by item): one array of ``n_resamples`` draws per name."""
+    collected: dict[str, list[np.ndarray]] = {}
+    for weights in weight_batches(n, n_resamples, rng):
+        for name, values in statistics(weights).items():
+            collected.setdefault(name, []).append(np.atleast_1d(np.asarray(values, dtype=float)))
+    return {name: np.concatenate(parts) for name, parts in collected.items()}
+
+
+def weighted_mean_se(values: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard error of per-item ``values`` under item weights (one row each).
+
+    The standard error is s / sqrt(N) with s the weighted sample SD (N - 1 in the
+    denominator) and N the total weight: for bootstrap counts, the SE of the resample.
+    """
+    x = np.asarray(values, dtype=float)
+    shift = float(x.mean()) if x.size else 0.0
+    centred = x - shift  # sums of squares without cancellation
+    weights = np.ones((1, x.size)) if w is None else np.atleast_2d(np.asarray(w, dtype=float))
+    total = weights.sum(axis=1)
+    sums = weights @ np.stack([centred, centred * centred], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sums[:, 0] / total
+        variance = np.maximum(sums[:, 1] - total * mean * mean, 0.0) / (total - 1)
+        return mean + shift, np.sqrt(variance / total)

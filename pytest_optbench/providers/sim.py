@@ -12,10 +12,14 @@ optimist          +10         -2           +8    1            0.00            0.
 pessimist         -9          +2           -7    1            0.00            0.05        0.30
 overclaim         +7          +6           +13   1            0.00            0.10        0.40
 overconfident     0           0            0     5 (extreme)  0.195           0.05        0.35
+skewed            +6          -2           +4    2            0.10            0.05        0.30
 ================  ==========  ===========  ====  ===========  ==============  ==========  ==========
 
-(disjunction and conditional violation rates equal the conjunction rate.) On a balanced
-known-answer set the binary answers have AUC 0.80 for every profile (d = 0.6); with k = 5
+(disjunction and conditional violation rates equal the conjunction rate.) ``skewed`` is the
+profile for checking intervals on awkward data: its items' Skew is right-skewed and
+heavy-tailed (``item_tilt_sd``), its refusals cluster by item (``refusal_clustering``), and
+its binary answers are mildly overconfident (k = 2: overconfidence and ECE 0.10, AUC 0.81,
+Brier 0.190, shrinkage a 0.73 from 20,000 simulated items). On a balanced known-answer set the binary answers have AUC 0.80 for every profile (d = 0.6); with k = 5
 the overconfidence is 0.195, ECE 0.195, AUC 0.79, Brier 0.228 and the fitted shrinkage a
 0.56 (vs 0.000, 0.001, 0.80, 0.182 and 1.00 with k = 1): figures from 400,000 simulated
 items, answers rounded as the simulator rounds them.
@@ -41,9 +45,17 @@ aims the answer of its roles in ``Kind.simulated_answer``, kinds/*.py):
   violating value 8-12 pp beyond the bound.
 * ``dose_response``: rungs move 10 pp in the item's direction; each adjacent step is reversed
   with the profile's dose rate.
+* ``item_tilt_sd`` (0 unless set): each non-stated pair item's P+ gets an extra tilt
+  ``item_tilt_sd * (E - 1)``, E ~ Exponential(1) from the item's hash (the same under every
+  condition): mean 0, SD ``item_tilt_sd``, skewness 2, so the planted Skew is unchanged in
+  expectation but a few items carry a large optimism (a right-skewed, heavy-tailed per-item
+  distribution).
 * Each answer: ``refusal_rate`` of inverted-pair answers are exactly 50 (refusals by the
   spec's rule; other kinds get none, since there a 50 counts as an answer),
-  ``prose_refusal_rate`` are a sentence with no number; the rest come in varied styles
+  ``prose_refusal_rate`` are a sentence with no number; with ``refusal_clustering`` = rho > 0
+  both rates vary by item x condition, scaled by pi_i / pi with pi_i ~ Beta of mean
+  pi = refusal_rate + prose_refusal_rate and intra-item correlation rho (a few items are
+  refused again and again, most never); the rest come in varied styles
   ("65", "About 65%.", '{"probability": 65}', "65/100", ...). Accidental 50s are nudged to
   49 or 51 so that only planted refusals are 50.
 
@@ -78,6 +90,8 @@ class SimProfile:
     refusal_rate: float = 0.02
     prose_refusal_rate: float = 0.02
     narrative_shift: float = 10.0
+    item_tilt_sd: float = 0.0
+    refusal_clustering: float = 0.0
 
     @property
     def skew(self) -> float:
@@ -105,6 +119,11 @@ PROFILES: dict[str, SimProfile] = {
         binary_sharpness=5.0, conjunction_violation_rate=0.05,
         disjunction_violation_rate=0.05, conditional_violation_rate=0.05,
         dose_response_violation_rate=0.35,
+    ),
+    "skewed": SimProfile(
+        delta_plus=6, delta_minus=-2, item_tilt_sd=6, refusal_clustering=0.3, binary_sharpness=2.0,
+        conjunction_violation_rate=0.05, disjunction_violation_rate=0.05, conditional_violation_rate=0.05,
+        dose_response_violation_rate=0.30,
     ),
 }
 
@@ -172,6 +191,25 @@ class SimulatedModel:
         item's kind decides (``Kind.simulated_answer``)."""
         return kind_of(str(meta.get("kind"))).simulated_answer(meta, self)
 
+    def item_tilt(self, meta: Any) -> float:
+        """Per-item extra optimism, item_tilt_sd * (Exponential(1) - 1) (0 by default)."""
+        if not self.profile.item_tilt_sd:
+            return 0.0
+        draw = float(_rng(self.seed, "tilt", meta.get("suite"), meta.get("item")).exponential())
+        return self.profile.item_tilt_sd * (draw - 1.0)
+
+    def _refusal_rates(self, meta: Any) -> tuple[float, float]:
+        """(planted-50 rate, prose rate) for this item x condition (clustered when asked)."""
+        profile = self.profile
+        rho, total = profile.refusal_clustering, profile.refusal_rate + profile.prose_refusal_rate
+        if not rho or not 0 < total < 1:
+            return profile.refusal_rate, profile.prose_refusal_rate
+        scale = (1 - rho) / rho
+        item = _rng(self.seed, "refusal", meta.get("suite"), meta.get("item"), meta.get("condition"))
+        share = float(item.beta(total * scale, (1 - total) * scale)) / total
+        return profile.refusal_rate * share, profile.prose_refusal_rate * share
+
+
     # -- the Model protocol ----------------------------------------------------------------
 
     def complete(self, prompt: Prompt) -> str:
@@ -181,11 +219,12 @@ class SimulatedModel:
                    meta.get("condition"), meta.get("role"), prompt.sample)
         draw = rng.random()
         kind = kind_of(str(meta.get("kind")))
+        fifty, prose = self._refusal_rates(meta)
         # Planted 50s only where the spec reads them as refusals (inverted pairs); elsewhere a
         # 50 is an answer and would move the planted axiom and calibration figures.
-        if draw < self.profile.refusal_rate and kind.fifty_is_refusal:
+        if draw < fifty and kind.fifty_is_refusal:
             return "50"
-        if draw < self.profile.refusal_rate + self.profile.prose_refusal_rate:
+        if draw < fifty + prose:
             return _PROSE_REFUSAL
         value = kind.simulated_answer(meta, self) + rng.normal(0.0, self.parameter(kind.sim_noise))
         answer = int(min(99, max(1, round(value))))

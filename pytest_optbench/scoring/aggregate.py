@@ -20,10 +20,16 @@ from ..kinds.base import BINARY, SKEW, VIOLATION
 from ..metrics import axioms
 from ..metrics import calibration as cal
 from ..metrics import skew as skew_metrics
-from ..metrics.resample import weighted_bootstrap
+from ..metrics.calibration_ci import binary_confidences
+from ..metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
+from ..metrics.rates import rate_confidence
 from ..metrics.stats import (
-    DEFAULT_RESAMPLES, NO_INTERVAL, Interval, bootstrap_ci, paired_permutation_p, proportion_ci,
-    sign_test_p, tost_p, wilcoxon_p,
+    DEFAULT_RESAMPLES,
+    Interval,
+    paired_permutation_p,
+    sign_test_p,
+    tost_p,
+    wilcoxon_p,
 )
 from ..records import REFUSAL_VALUE, ItemRecord
 from .labels import quadrant_label
@@ -79,6 +85,9 @@ class Aggregate:
     ci_method: str = "none"
     tolerance: float | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
+    # The estimate's confidence distribution: its interval at any level and the p value of
+    # any bound (metrics.confidence, metrics.gate_tests). Not serialised.
+    confidence: Confidence | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -128,12 +137,15 @@ class _Group:
     def mean_with_ci(self, metric: str, values: np.ndarray, domain: str | None = None, **kw: Any) -> Aggregate:
         values = np.asarray(values, dtype=float)
         value = float(np.mean(values)) if values.size else float("nan")
-        interval = bootstrap_ci(values, self.rng(metric, domain), n_resamples=self.options.n_resamples)
-        return self.make(metric, value, interval, int(values.size), domain=domain, **kw)
+        cd = studentized_bootstrap(values, self.rng(metric, domain), self.options.n_resamples, NATURAL_BOUNDS.get(metric))
+        return self.make(metric, value, cd.interval(), int(values.size), domain=domain, confidence=cd, **kw)
 
-    def rate(self, metric: str, hits: int, total: int, **kw: Any) -> Aggregate:
-        value = hits / total if total else float("nan")
-        return self.make(metric, value, proportion_ci(hits, total), total, **kw)
+    def rate(self, metric: str, hits: Sequence[int], checks: Sequence[int], **kw: Any) -> Aggregate:
+        """A rate over clustered checks: per-item hits and checks (one check each: independent)."""
+        total = int(sum(checks))
+        value = sum(hits) / total if total else float("nan")
+        cd = rate_confidence(hits, checks)
+        return self.make(metric, value, cd.interval(), total, confidence=cd, **kw)
 
 
 def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = AggregateOptions()) -> list[Aggregate]:
@@ -160,19 +172,20 @@ def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = Aggrega
 
 
 def _answer_rates(group: _Group) -> list[Aggregate]:
-    answers = [a for r in group.records for a in r.answers()]
-    received = [a for a in answers if a.error is None]
-    parsed = [a for a in received if a.value is not None]
-    fifties = sum(1 for a in parsed if a.value == REFUSAL_VALUE)
+    # Per item (the answers of one item are clustered: its prompts and their samples).
+    answers = [r.answers() for r in group.records]
+    received = [[a for a in item if a.error is None] for item in answers]
+    parsed = [[a for a in item if a.value is not None] for item in received]
+    fifties = [sum(1 for a in item if a.value == REFUSAL_VALUE) for item in parsed]
     sds = [
         float(np.std(values, ddof=1))
         for r in group.records for p in r.prompts
         if len(values := p.values(keep_fifty=True)) >= 2
     ]
     return [
-        group.rate("error_rate", len(answers) - len(received), len(answers)),
-        group.rate("parse_rate", len(parsed), len(received)),
-        group.rate("refusal_rate", fifties, len(parsed)),
+        group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received)], [len(a) for a in answers]),
+        group.rate("parse_rate", [len(p) for p in parsed], [len(r) for r in received]),
+        group.rate("refusal_rate", fifties, [len(p) for p in parsed]),
         group.mean_with_ci("item_sd", np.array(sds)),
     ]
 
@@ -259,11 +272,12 @@ def _binary_family(group: _Group) -> list[Aggregate]:
             values["brier_skill_oos"] = cal.brier_skill(p, y, w, base_rate)
         return values
 
-    point = statistics(None)
     # One shared set of resamples, so every binary metric's CI is paired over the same items.
-    intervals = weighted_bootstrap(statistics, n, group.rng("binary"), group.options.n_resamples)
+    point, confidences = binary_confidences(statistics, {**cal.item_scores(p, y), "brier_recalibrated": loo_sq_error},
+                                            p, y, group.rng("binary"), group.options.n_resamples, base_rate)
     p_values = _binary_p_values(p, y, loo_sq_error, base_rate, group)
-    return [group.make(name, float(value), intervals[name], n, p_value=p_values.get(name))
+    return [group.make(name, float(value), confidences[name].interval(), n, p_value=p_values.get(name),
+                       confidence=confidences[name])
             for name, value in point.items()]
 
 
@@ -296,6 +310,35 @@ def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float)
     return kind_of(kind).violations(records, tolerance)
 
 
+def axiom_violation_counts(records: Sequence[ItemRecord], kind: str,
+                           tolerance: float) -> tuple[list[int], list[int], list[str]]:
+    """Per item: (violations, checks), and the violating item ids. A dose-response ladder is
+    several checks (its adjacent steps); the other batteries are one check per set."""
+    if kind == "dose_response":
+        hits, checks, bad = [], [], []
+        for r in records:
+            ladder = np.array([p.mean(keep_fifty=True) for p in r.prompts])
+            if np.isnan(ladder).any():
+                hits.append(0)
+                checks.append(0)
+                continue
+            steps = axioms.dose_response_steps(ladder, r.direction or "increasing", tolerance)
+            hits.append(int(steps.sum()))
+            checks.append(int(steps.size))
+            if steps.any():
+                bad.append(r.item)
+        return hits, checks, bad
+    roles = {"conjunction": ("a", "b", "both"), "disjunction": ("a", "b", "either"),
+             "conditional": ("a", "b_given_a", "both")}[kind]
+    columns = [np.array([r.prompt(role).mean(keep_fifty=True) for r in records]) for role in roles]
+    keep = axioms.usable(*columns)
+    check = {"conjunction": axioms.conjunction_violations, "disjunction": axioms.disjunction_violations,
+             "conditional": axioms.conditional_violations}[kind]
+    violated = check(*(c[keep] for c in columns), tolerance)
+    ids = [r.item for r, k in zip(records, keep) if k]
+    return [int(v) for v in violated], [1] * int(violated.size), [i for i, v in zip(ids, violated) if v]
+
+
 def _axiom_family(group: _Group) -> list[Aggregate]:
     out = []
     for kind in KINDS.values():
@@ -307,7 +350,7 @@ def _axiom_family(group: _Group) -> list[Aggregate]:
         metric = violation_metric(kind)
         # The metric's default tolerance, and every other one a gate asks for (0 only then).
         for tolerance in sorted({DEFAULT_TOLERANCES.get(metric, 0.0), *group.options.tolerances.get(metric, ())}):
-            hits, checks, bad = kind.violations(records, tolerance)
+            hits, checks, bad = axiom_violation_counts(records, kind.name, tolerance)
             out.append(group.rate(metric, hits, checks, tolerance=tolerance,
                                   detail={"violating_items": bad}))
     return out
@@ -325,13 +368,16 @@ def _paired(base: Mapping[str, float], arm: Mapping[str, float]) -> np.ndarray:
 
 def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: AggregateOptions) -> Aggregate:
     rng = seeded_rng(options.seed, suite, label, metric)
-    interval = bootstrap_ci(d, rng, n_resamples=options.n_resamples) if d.size else NO_INTERVAL
+    # CI and p from one method (bootstrap-t/Student), so p < 0.05 exactly when 0 is outside.
+    cd = studentized_bootstrap(d, rng, options.n_resamples, NATURAL_BOUNDS.get(metric))
+    interval = cd.interval()
+    p = cd.p_value(0.0) if d.size >= 2 else (1.0 if d.size else float("nan"))  # one item: no evidence
     return Aggregate(
         suite, label, metric, float(d.mean()) if d.size else float("nan"), interval.low, interval.high,
-        int(d.size), p_value=paired_permutation_p(d, seeded_rng(options.seed, suite, label, metric, "p"),
-                                                  options.n_resamples),
-        ci_method=interval.method,
-        detail={"p_wilcoxon": finite_or_none(wilcoxon_p(d)), "p_sign": finite_or_none(sign_test_p(d)),
+        int(d.size), p_value=p, ci_method=interval.method, confidence=cd,
+        detail={"p_permutation": finite_or_none(paired_permutation_p(
+                    d, seeded_rng(options.seed, suite, label, metric, "p"), options.n_resamples)),
+                "p_wilcoxon": finite_or_none(wilcoxon_p(d)), "p_sign": finite_or_none(sign_test_p(d)),
                 "p_equivalence": finite_or_none(tost_p(d, EQUIVALENCE_MARGIN)),
                 "equivalence_margin": EQUIVALENCE_MARGIN},
     )

@@ -15,14 +15,26 @@ from typing import Any
 
 import numpy as np
 
-from .aggregate import AggregateOptions, axiom_violations, finite_or_none, pair_answers, seeded_rng
-from .tolerances import DEFAULT_TOLERANCES, effective_tolerance
 from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
-from ..metrics.resample import weighted_bootstrap
+from ..metrics.confidence import (
+    Confidence,
+    bootstrap_confidence,
+    change_bounds,
+    studentized_bootstrap,
+)
+from ..metrics.rates import rate_change_confidence
+from ..metrics.resample import bootstrap_draws
 from ..metrics.skew import pair_skews
-from ..metrics.stats import bootstrap_ci, paired_permutation_p
 from ..records import REFUSAL_VALUE, ItemRecord
+from .aggregate import (
+    AggregateOptions,
+    axiom_violation_counts,
+    finite_or_none,
+    pair_answers,
+    seeded_rng,
+)
+from .tolerances import DEFAULT_TOLERANCES, effective_tolerance
 
 # Run settings that change answers: a difference is stated above the comparison. Prompts are
 # compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
@@ -44,6 +56,8 @@ class Change:
     p_value: float | None = None
     test: str = ""
     tolerance: float | None = None  # violation rates: the tolerance (pp) both runs were scored at
+    # The change's confidence distribution (CI and p come from it); not serialised.
+    confidence: Confidence | None = field(default=None, compare=False, repr=False)
 
     @property
     def delta(self) -> float:
@@ -131,10 +145,29 @@ def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, befo
         return None
     d = now - before
     rng = seeded_rng(options.seed, "baseline", suite, condition, metric)
-    interval = bootstrap_ci(d, rng, n_resamples=options.n_resamples)
-    p = paired_permutation_p(d, seeded_rng(options.seed, "baseline-p", suite, condition, metric), options.n_resamples)
+    # CI and p from one method, so p < 0.05 exactly when the CI excludes 0.
+    cd = studentized_bootstrap(d, rng, options.n_resamples, change_bounds(metric))
+    interval = cd.interval()
+    p = cd.p_value(0.0) if d.size >= 2 else (1.0 if d.size else float("nan"))
     return Change(suite, condition, metric, float(before.mean()), float(now.mean()),
-                  interval.low, interval.high, int(d.size), p, "paired sign-flip permutation")
+                  interval.low, interval.high, int(d.size), p, "paired bootstrap-t/Student", cd)
+
+
+def _rate_change(suite: str, condition: str, metric: str, now: tuple[list[int], list[int]],
+                 before: tuple[list[int], list[int]]) -> Change | None:
+    """A rate pooled over items (as in the aggregate), its change with a MOVER interval from
+    the two runs' clustered intervals; p from inverting the same intervals."""
+    checks_now, checks_before = np.array(now[1], dtype=float), np.array(before[1], dtype=float)
+    shared = (checks_now > 0) & (checks_before > 0)
+    if not shared.any():
+        return None
+    hits_now, hits_before = np.array(now[0], dtype=float)[shared], np.array(before[0], dtype=float)[shared]
+    checks_now, checks_before = checks_now[shared], checks_before[shared]
+    cd = rate_change_confidence(hits_now, checks_now, hits_before, checks_before)
+    interval = cd.interval()
+    return Change(suite, condition, metric, float(hits_before.sum() / checks_before.sum()),
+                  float(hits_now.sum() / checks_now.sum()), interval.low, interval.high, int(shared.sum()),
+                  cd.p_value(0.0), "MOVER on clustered Clopper-Pearson", cd)
 
 
 def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]],
@@ -143,13 +176,15 @@ def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord,
     now_records = [a for a, _ in pairs]
     before_records = [b for _, b in pairs]
 
-    def each(metric: str, value: Callable[[ItemRecord], float], scale: float = 1.0) -> None:
-        out.append(_decomposable(suite, condition, metric, np.array([value(r) for r in now_records]),
-                                 np.array([value(r) for r in before_records]), options, scale))
+    def rate(metric: str, counts: Callable[[ItemRecord], tuple[int, int]]) -> None:
+        def run(records: list[ItemRecord]) -> tuple[list[int], list[int]]:
+            pairs = [counts(r) for r in records]
+            return [h for h, _ in pairs], [c for _, c in pairs]
+        out.append(_rate_change(suite, condition, metric, run(now_records), run(before_records)))
 
-    each("parse_rate", lambda r: _share(r, lambda a: a.value is not None, received_only=True))
-    each("refusal_rate", lambda r: _share(r, lambda a: a.value == REFUSAL_VALUE, parsed_only=True))
-    each("error_rate", lambda r: _share(r, lambda a: a.error is not None))
+    rate("parse_rate", lambda r: _count(r, lambda a: a.value is not None, received_only=True))
+    rate("refusal_rate", lambda r: _count(r, lambda a: a.value == REFUSAL_VALUE, parsed_only=True))
+    rate("error_rate", lambda r: _count(r, lambda a: a.error is not None))
 
     pair_now = [(a, b) for a, b in pairs if a.kind == "inverted_pair"]
     if pair_now:
@@ -175,23 +210,21 @@ def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord,
         metric = f"{kind}_violation_rate"
         # At the metric's default tolerance and at each one a gate asks for, as the aggregates.
         for tolerance in sorted({DEFAULT_TOLERANCES[metric], *options.tolerances.get(metric, ())}) if sets else ():
-            def item_rate(record: ItemRecord, kind: str = kind, tolerance: float = tolerance) -> float:
-                hits, checks, _ = axiom_violations([record], kind, tolerance)
-                return hits / checks if checks else float("nan")
-            each(metric, item_rate)
-            if out[-1] is not None:
-                out[-1] = replace(out[-1], tolerance=tolerance)
+            counts = [axiom_violation_counts([x[i] for x in sets], kind, tolerance)[:2] for i in (0, 1)]
+            change = _rate_change(suite, condition, metric, counts[0], counts[1])
+            out.append(replace(change, tolerance=tolerance) if change is not None else None)
     return [c for c in out if c is not None]
 
 
-def _share(record: ItemRecord, hit: Callable[[Any], bool], received_only: bool = False,
-           parsed_only: bool = False) -> float:
+def _count(record: ItemRecord, hit: Callable[[Any], bool], received_only: bool = False,
+           parsed_only: bool = False) -> tuple[int, int]:
+    """(hits, answers) of one item."""
     answers = record.answers()
     if received_only:
         answers = [a for a in answers if a.error is None]
     if parsed_only:
         answers = [a for a in answers if a.value is not None]
-    return sum(1 for a in answers if hit(a)) / len(answers) if answers else float("nan")
+    return sum(1 for a in answers if hit(a)), len(answers)
 
 
 BINARY_DECOMPOSABLE = {
@@ -216,22 +249,18 @@ def _binary_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord
     ]
     if p_now.size < 2:
         return out
-    # Whole-sample metrics: paired bootstrap of the difference; p from the bootstrap distribution.
+    # Whole-sample metrics: paired bootstrap of the difference; CI (percentile) and p from the
+    # same draws, so p < 0.05 exactly when the CI excludes 0.
     rng = seeded_rng(options.seed, "baseline", suite, condition, "binary")
-    differences: dict[str, list[np.ndarray]] = defaultdict(list)
 
     def statistics(w: np.ndarray) -> dict[str, Any]:
-        values = {name: np.atleast_1d(f(p_now, y, w)) - np.atleast_1d(f(p_before, y, w)) for name, f in BINARY_WHOLE.items()}
-        if w.shape[0] > 1:
-            for name, v in values.items():
-                differences[name].append(v)
-        return values
+        return {name: np.atleast_1d(f(p_now, y, w)) - np.atleast_1d(f(p_before, y, w)) for name, f in BINARY_WHOLE.items()}
 
-    intervals = weighted_bootstrap(statistics, p_now.size, rng, options.n_resamples)
+    draws = bootstrap_draws(statistics, p_now.size, rng, options.n_resamples)
     for name, f in BINARY_WHOLE.items():
-        draws = np.concatenate(differences[name]) if differences[name] else np.array([])
-        draws = draws[np.isfinite(draws)]
-        p = float(min(1.0, 2 * min((draws <= 0).mean(), (draws >= 0).mean()))) if draws.size else None
-        out.append(Change(suite, condition, name, float(f(p_before, y)), float(f(p_now, y)),
-                          intervals[name].low, intervals[name].high, int(p_now.size), p, "paired bootstrap"))
+        before_value, now_value = float(f(p_before, y)), float(f(p_now, y))
+        cd = bootstrap_confidence(draws[name], now_value - before_value, bias_correct=False)
+        interval = cd.interval()
+        out.append(Change(suite, condition, name, before_value, now_value, interval.low, interval.high,
+                          int(p_now.size), cd.p_value(0.0), "paired bootstrap percentile", cd))
     return out

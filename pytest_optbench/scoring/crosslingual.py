@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import axioms
+from ..metrics.confidence import NATURAL_BOUNDS, studentized_bootstrap
 from ..metrics.skew import pair_skews
-from ..metrics.stats import bootstrap_ci
 from ..records import ItemRecord
 from .aggregate import (
     Aggregate,
@@ -69,8 +69,8 @@ def language_skews(aggregates: Iterable[Aggregate], records: Iterable[ItemRecord
         plus, minus = pair_answers(pairs, options.keep_fifty)
         usable = axioms.usable(plus, minus)
         skews = pair_skews(plus[usable], minus[usable])
-        interval = bootstrap_ci(skews, seeded_rng(options.seed, "+".join(suites), "base", "skew", ""),
-                                n_resamples=options.n_resamples)
+        interval = studentized_bootstrap(skews, seeded_rng(options.seed, "+".join(suites), "base", "skew", ""),
+                                         options.n_resamples, NATURAL_BOUNDS["skew"]).interval()
         out.append(LanguageSkew(language, float(skews.mean()) if skews.size else float("nan"),
                                 interval.low, interval.high, int(skews.size)))
     return out

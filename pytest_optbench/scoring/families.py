@@ -7,7 +7,7 @@ use them)."""
 SKEW_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "complement_violation", "skew_effect")
 ANSWER_METRICS = ("refusal_rate", "parse_rate", "error_rate", "item_sd")
 BINARY_METRICS = (
-    "overconfidence", "brier", "log_loss", "ece", "auc", "accuracy", "reliability", "resolution", "uncertainty",
+    "overconfidence", "brier", "log_loss", "ece", "ece_debiased", "auc", "accuracy", "reliability", "resolution", "uncertainty",
     "within_bin_variance", "within_bin_covariance", "shrinkage_a", "shrinkage_b", "brier_recalibrated",
     "climatology_brier", "brier_skill", "climatology_brier_oos", "brier_skill_oos",
 )

@@ -1,0 +1,713 @@
+"""Coverage benchmark: do the intervals the tool prints cover, and do its tests hold their level?
+
+By simulation, for n = 15, 30, 60, 120 items (``--sizes``), old methods (the ones before
+issue 14) beside the new ones, on the same data:
+
+* coverage of every 95% CI the tool prints, with a binomial (Clopper-Pearson) 95% CI on the
+  coverage itself; "miss lo/hi" is how often the true value lay below / above the interval;
+* the rejection rate at 0.05 of every test when its null holds (and, for baseline changes,
+  how often CI and p disagree: "0 outside the CI" vs "p < 0.05");
+* the family-wise error of a session of many ``evidence: ci`` gates whose true values sit
+  exactly at their bounds: the plain CI rule, Holm, and Benjamini-Hochberg.
+
+Data come from two kinds of generator:
+
+* the project's simulated models (``providers/sim.py``) through the real path: suites ->
+  prompts -> simulated answers -> parser -> ItemRecords -> ``aggregate()`` / ``compare()``.
+  A pool of items is simulated once per profile; each replicate draws n items from it with
+  replacement, so the replicates are i.i.d. samples of the pool's distribution and the true
+  value of every metric is the pool's own value (exact, no approximation);
+* direct numpy generators with known population values (normal, exponential, lognormal,
+  Student t3, contaminated normal means; binary forecasts with population Brier, ECE,
+  AUC... from 2,000,000 draws; clustered Bernoulli checks).
+
+Run: python bench/bench_coverage.py [--reps N] [--resamples B] [--sizes 15,30,60,120]
+     [--sections means,binary,rates,baseline,tests,fwer] [--seed S]
+Defaults finish in about ten minutes on one core; --reps 2000 gives coverage to +-0.01.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_optbench.aggregate import (
+    AggregateOptions,
+    aggregate,
+    axiom_violation_counts,
+    binary_data,
+    pair_answers,
+)
+from pytest_optbench.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
+from pytest_optbench.engine import elicit
+from pytest_optbench.metrics import calibration as cal
+from pytest_optbench.metrics import gate_tests
+from pytest_optbench.metrics.calibration_ci import binary_confidences
+from pytest_optbench.metrics.confidence import Confidence, studentized_bootstrap
+from pytest_optbench.metrics.rates import rate_confidence
+from pytest_optbench.metrics.resample import weighted_bootstrap
+from pytest_optbench.metrics.stats import (
+    Interval,
+    bootstrap_ci,
+    paired_permutation_p,
+    proportion_ci,
+    wilcoxon_p,
+)
+from pytest_optbench.prompts import Settings, render_prompts
+from pytest_optbench.providers.sim import SimulatedModel
+from pytest_optbench.records import REFUSAL_VALUE, ItemRecord
+from pytest_optbench.suites import Suite, parse_suite
+
+SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer")
+PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
+BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
+ALPHA = 0.05
+
+warnings.filterwarnings("ignore")
+
+
+# --------------------------------------------------------------------------- tallies
+
+
+@dataclass
+class Tally:
+    """How often an interval covered the truth, and on which side it missed."""
+
+    covered: int = 0
+    below: int = 0  # truth below the interval (the interval too high)
+    above: int = 0
+    total: int = 0
+
+    def add(self, low: float, high: float, truth: float) -> None:
+        self.total += 1
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return  # no interval: counts as a miss on neither side
+        if truth < low - 1e-12:
+            self.below += 1
+        elif truth > high + 1e-12:
+            self.above += 1
+        else:
+            self.covered += 1
+
+    def text(self) -> str:
+        if not self.total:
+            return ""
+        ci = proportion_ci(self.covered, self.total)
+        return f"{self.covered / self.total:.3f} ({ci.low:.3f}-{ci.high:.3f})"
+
+    def misses(self) -> str:
+        return f"{self.below / self.total:.3f}/{self.above / self.total:.3f}" if self.total else ""
+
+
+@dataclass
+class Rate:
+    hits: int = 0
+    total: int = 0
+
+    def add(self, hit: bool) -> None:
+        self.total += 1
+        self.hits += bool(hit)
+
+    def text(self) -> str:
+        if not self.total:
+            return ""
+        ci = proportion_ci(self.hits, self.total)
+        return f"{self.hits / self.total:.3f} ({ci.low:.3f}-{ci.high:.3f})"
+
+
+@dataclass
+class Board:
+    """coverage[(metric, data, version)][n] and rates[(test, data, version)][n]."""
+
+    coverage: dict[tuple[str, str, str], dict[int, Tally]] = field(default_factory=lambda: defaultdict(dict))
+    methods: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    rejections: dict[tuple[str, str, str], dict[int, Rate]] = field(default_factory=lambda: defaultdict(dict))
+
+    def cover(self, metric: str, data: str, version: str, method: str, n: int, interval: tuple[float, float],
+              truth: float) -> None:
+        key = (metric, data, version)
+        self.methods.setdefault(key, method)
+        self.coverage[key].setdefault(n, Tally()).add(interval[0], interval[1], truth)
+
+    def reject(self, test: str, data: str, version: str, n: int, hit: bool) -> None:
+        self.rejections[(test, data, version)].setdefault(n, Rate()).add(hit)
+
+
+# --------------------------------------------------------------------------- simulated pools
+
+
+def _pair_items(n: int) -> list[dict[str, Any]]:
+    return [{"id": f"p{k:05d}", "scenario": f"Person {k} tries something uncertain.",
+             "positive": "What is the probability that it works out?",
+             "negative": "What is the probability that it does not work out?",
+             "narrative_up": "Everything so far has gone well."} for k in range(n)]
+
+
+def _suite(kind: str, n: int, samples: int = 5) -> Suite:
+    if kind == "inverted_pair":
+        data: dict[str, Any] = {"optbench": 1, "suite": "pairs", "kind": kind, "track": "B",
+                                "defaults": {"samples": samples}, "items": _pair_items(n),
+                                "conditions": {"base": {}, "narrative_up": {"scenario": "{scenario} {narrative_up}"},
+                                               "framed": {"system_prefix": "Think it over."}}}
+    elif kind == "binary":
+        data = {"optbench": 1, "suite": "known", "kind": kind, "defaults": {"samples": samples},
+                "items": [{"id": f"b{k:05d}", "question": f"Is claim {k} true?", "outcome": k % 2 == 0}
+                          for k in range(n)]}
+    elif kind == "dose_response":
+        data = {"optbench": 1, "suite": "dose", "kind": kind, "defaults": {"samples": 3},
+                "items": [{"id": f"d{k:05d}", "scenario": f"Case {k}.", "question": f"Does case {k} work out?",
+                           "direction": "increasing" if k % 2 else "decreasing",
+                           "ladder": ["Some evidence.", "More evidence.", "Much evidence.", "All evidence."]}
+                          for k in range(n)]}
+    else:  # conjunction
+        data = {"optbench": 1, "suite": "conj", "kind": kind, "defaults": {"samples": 3},
+                "items": [{"id": f"c{k:05d}", "scenario": f"Case {k}.", "a": f"A{k}?", "b": f"B{k}?", "both": f"AB{k}?"}
+                          for k in range(n)]}
+    return parse_suite(data, f"{data['suite']}.yaml", data["suite"])
+
+
+_POOLS: dict[tuple[str, str, int, int], dict[str, list[ItemRecord]]] = {}
+
+
+def simulate(spec: str, suite: Suite, seed: int) -> dict[str, list[ItemRecord]]:
+    """Records of every item under every condition, aligned by item (simulated once)."""
+    key = (spec, suite.id, len(suite.items), seed)
+    if key not in _POOLS:
+        t0 = time.perf_counter()
+        _POOLS[key] = _simulate(spec, suite, seed)
+        log(f"  pool {spec} / {suite.id}: {len(suite.items)} items in {time.perf_counter() - t0:.0f} s")
+    return _POOLS[key]
+
+
+def _simulate(spec: str, suite: Suite, seed: int) -> dict[str, list[ItemRecord]]:
+    model = SimulatedModel(spec, seed=seed)
+    out: dict[str, list[ItemRecord]] = {}
+    for condition in suite.conditions:
+        out[condition.name] = [
+            ItemRecord(suite.id, item.id, condition.name, item.kind, suite.path, model.name,
+                       elicit(model, render_prompts(suite, item, condition, Settings())), track=suite.track,
+                       outcome=item.fields.get("outcome"), direction=item.fields.get("direction"))
+            for item in suite.items
+        ]
+    return out
+
+
+def draw(pool: dict[str, list[ItemRecord]], index: np.ndarray) -> list[ItemRecord]:
+    """The records of the drawn items, renamed so that a twice-drawn item counts twice."""
+    return [replace(records[j], item=f"{records[j].item}#{t}") for records in pool.values()
+            for t, j in enumerate(index)]
+
+
+# --------------------------------------------------------------------------- old methods
+
+
+def old_mean(values: np.ndarray, rng: np.random.Generator, resamples: int) -> Interval:
+    """Before issue 14: BCa (SciPy), percentile where BCa is undefined."""
+    return bootstrap_ci(np.asarray(values, dtype=float), rng, n_resamples=resamples)
+
+
+def new_mean(values: np.ndarray, rng: np.random.Generator, resamples: int, bounds: tuple[float, float] | None = None
+             ) -> Confidence:
+    return studentized_bootstrap(np.asarray(values, dtype=float), rng, resamples, bounds)
+
+
+def old_binary(p: np.ndarray, y: np.ndarray, rng: np.random.Generator, resamples: int) -> dict[str, Interval]:
+    """Before issue 14: every binary metric, BC percentile of one weighted bootstrap."""
+    def statistics(w: np.ndarray | None) -> dict[str, Any]:
+        return {"brier": cal.brier(p, y, w), "overconfidence": cal.overconfidence(p, y, w), "ece": cal.ece(p, y, w),
+                "auc": cal.auc(p, y, w), "climatology_brier": cal.climatology_brier(y, None, w),
+                "accuracy": cal.accuracy(p, y, w)}
+    return weighted_bootstrap(statistics, p.size, rng, resamples)
+
+
+def new_binary(p: np.ndarray, y: np.ndarray, rng: np.random.Generator, resamples: int) -> dict[str, Confidence]:
+    def statistics(w: np.ndarray | None) -> dict[str, Any]:
+        return {"ece": cal.ece(p, y, w), "auc": cal.auc(p, y, w), "climatology_brier": cal.climatology_brier(y, None, w)}
+    scores = cal.item_scores(p, y)
+    _, confidences = binary_confidences(statistics, {k: scores[k] for k in ("brier", "overconfidence", "accuracy")},
+                                        p, y, rng, resamples)
+    return confidences
+
+
+def old_rate(hits: Sequence[int], checks: Sequence[int]) -> Interval:
+    return proportion_ci(int(sum(hits)), int(sum(checks)))
+
+
+# --------------------------------------------------------------------------- section: means
+
+
+NUMPY_MEANS: dict[str, tuple[Callable[[np.random.Generator, int], np.ndarray], float]] = {
+    "numpy normal": (lambda g, n: g.normal(0.0, 1.0, n), 0.0),
+    "numpy exponential": (lambda g, n: g.exponential(1.0, n), 1.0),
+    "numpy lognormal(0.75)": (lambda g, n: g.lognormal(0.0, 0.75, n), math.exp(0.75 ** 2 / 2)),
+    "numpy t3": (lambda g, n: g.standard_t(3, n), 0.0),
+    "numpy contaminated": (lambda g, n: np.where(g.random(n) < 0.1, g.normal(0, 5, n), g.normal(0, 1, n)), 0.0),
+}
+
+
+def section_means(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    for name, (generate, truth) in NUMPY_MEANS.items():
+        for n in args.sizes:
+            for _ in range(args.reps):
+                x = generate(rng, n)
+                old = old_mean(x, rng, args.resamples)
+                board.cover("mean (Skew, d+/d-, effects)", name, "old", old.method, n, (old.low, old.high), truth)
+                new = new_mean(x, rng, args.resamples).interval()
+                board.cover("mean (Skew, d+/d-, effects)", name, "new", new.method, n, (new.low, new.high), truth)
+    suite = _suite("inverted_pair", args.pool)
+    for profile in PAIR_PROFILES:
+        pool = simulate(profile, suite, seed=args.seed)
+        truths = _pair_truths(pool)
+        reps = max(1, args.reps // 2)
+        for n in args.sizes:
+            for r in range(reps):
+                index = rng.integers(0, args.pool, n)
+                records = draw(pool, index)
+                options = AggregateOptions(seed=r, n_resamples=args.resamples)
+                got = {(a.condition, a.metric): a for a in aggregate(records, options) if a.domain is None}
+                arrays = _pair_arrays(records)
+                data = f"sim:{profile}"
+                for key, values in arrays.items():
+                    truth = truths[key]
+                    old = old_mean(values, rng, args.resamples)
+                    board.cover(key[1], data, "old", old.method, n, (old.low, old.high), truth)
+                    agg = got.get(key)
+                    if agg is not None:
+                        board.cover(key[1], data, "new", agg.ci_method, n, (agg.ci_low, agg.ci_high), truth)
+
+
+def _pair_arrays(records: Iterable[ItemRecord]) -> dict[tuple[str, str], np.ndarray]:
+    """The per-item values aggregate() averages, for the old methods and the truths."""
+    by_condition: dict[str, list[ItemRecord]] = defaultdict(list)
+    for r in records:
+        by_condition[r.condition].append(r)
+    for rs in by_condition.values():
+        rs.sort(key=lambda r: r.item)
+    plus, minus = pair_answers(by_condition["base"], keep_fifty=False)
+    use = np.isfinite(plus) & np.isfinite(minus)
+    out = {("base", "skew"): (plus + minus - 100)[use], ("base", "delta_plus"): (plus - 50)[use],
+           ("base", "delta_minus"): (minus - 50)[use]}
+    base_plus = {r.item: r.prompt("positive").mean(False) for r in by_condition["base"]}
+    base_skew = dict(zip([r.item for r in by_condition["base"]], plus + minus - 100))
+    for arm in ("narrative_up", "framed"):
+        arm_plus, arm_minus = pair_answers(by_condition[arm], keep_fifty=False)
+        items = [r.item for r in by_condition[arm]]
+        effect = np.array([a - base_plus[i] for a, i in zip(arm_plus, items)])
+        skew_effect = np.array([a + b - 100 - base_skew[i] for a, b, i in zip(arm_plus, arm_minus, items)])
+        out[(arm, "condition_effect")] = effect[np.isfinite(effect)]
+        out[(arm, "skew_effect")] = skew_effect[np.isfinite(skew_effect)]
+    return out
+
+
+def _pair_truths(pool: dict[str, list[ItemRecord]]) -> dict[tuple[str, str], float]:
+    return {key: float(values.mean()) for key, values in _pair_arrays(r for rs in pool.values() for r in rs).items()}
+
+
+# --------------------------------------------------------------------------- section: binary
+
+
+def _sigmoid_forecasts(g: np.random.Generator, n: int, k: float, d: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
+    y = (g.random(n) < 0.5).astype(float)
+    z = np.where(y == 1, d, -d) + g.standard_normal(n)
+    return 1 / (1 + np.exp(-k * 2 * d * z)), y
+
+
+def _binary_truths(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Population values: of the pool (its empirical distribution), or of 2,000,000 draws."""
+    bins = cal.bin_index(p)
+    ece = float(np.abs(np.bincount(bins, p - y, cal.N_BINS)).sum() / p.size)
+    scores = cal.item_scores(p, y)
+    return {"brier": float(scores["brier"].mean()), "overconfidence": float(scores["overconfidence"].mean()),
+            "ece": ece, "auc": float(cal.auc(p, y)), "accuracy": float(scores["accuracy"].mean()),
+            "climatology_brier": float(y.mean() * (1 - y.mean()))}
+
+
+BINARY_METRICS = ("brier", "overconfidence", "accuracy", "ece", "auc", "climatology_brier")
+
+
+def section_binary(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    for k in (1.0, 2.0, 5.0):
+        big_p, big_y = _sigmoid_forecasts(np.random.default_rng(12345), 2_000_000, k)
+        truths = _binary_truths(big_p, big_y)
+        truths["climatology_brier"] = 0.25
+        data = f"numpy sigmoid k={k:g} (ECE {truths['ece']:.3f})"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                p, y = _sigmoid_forecasts(rng, n, k)
+                _binary_compare(board, data, n, p, y, truths, rng, args.resamples)
+    suite = _suite("binary", args.binary_pool)
+    for profile in BINARY_PROFILES:
+        pool = simulate(profile, suite, seed=args.seed)
+        p_all, y_all, _ = binary_data(pool["base"])
+        truths = _binary_truths(p_all, y_all)
+        data = f"sim:{profile} (ECE {truths['ece']:.3f})"
+        for n in args.sizes:
+            for r in range(max(1, args.reps // 2)):
+                records = draw(pool, rng.integers(0, args.binary_pool, n))
+                got = {a.metric: a for a in aggregate(records, AggregateOptions(seed=r, n_resamples=args.resamples))}
+                p, y, _ = binary_data(sorted((x for x in records if x.kind == "binary"), key=lambda x: x.item))
+                old = old_binary(p, y, rng, args.resamples)
+                for metric in BINARY_METRICS:
+                    board.cover(metric, data, "old", old[metric].method, n, (old[metric].low, old[metric].high),
+                                truths[metric])
+                    agg = got[metric]
+                    board.cover(metric, data, "new", agg.ci_method, n, (agg.ci_low, agg.ci_high), truths[metric])
+                agg = got["ece_debiased"]
+                board.cover("ece_debiased", data, "new", agg.ci_method, n, (agg.ci_low, agg.ci_high), truths["ece"])
+
+
+def _binary_compare(board: Board, data: str, n: int, p: np.ndarray, y: np.ndarray, truths: dict[str, float],
+                    rng: np.random.Generator, resamples: int) -> None:
+    old = old_binary(p, y, rng, resamples)
+    new = new_binary(p, y, rng, resamples)
+    for metric in BINARY_METRICS:
+        board.cover(metric, data, "old", old[metric].method, n, (old[metric].low, old[metric].high), truths[metric])
+        interval = new[metric].interval()
+        board.cover(metric, data, "new", interval.method, n, (interval.low, interval.high), truths[metric])
+
+
+# --------------------------------------------------------------------------- section: rates
+
+
+def _clustered_checks(g: np.random.Generator, clusters: int, size: int, rate: float, icc: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    if icc > 0:
+        scale = (1 - icc) / icc
+        p = g.beta(rate * scale, (1 - rate) * scale, clusters)
+    else:
+        p = np.full(clusters, rate)
+    return g.binomial(size, p), np.full(clusters, size)
+
+
+def section_rates(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    for rate, size, icc in ((0.10, 5, 0.3), (0.02, 10, 0.3), (0.10, 1, 0.0), (0.05, 5, 0.0)):
+        data = f"numpy {size} checks/item, rate {rate:g}, ICC {icc:g}"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                hits, checks = _clustered_checks(rng, n, size, rate, icc)
+                old = old_rate(hits, checks)
+                board.cover("violation/parse rate", data, "old", old.method, n, (old.low, old.high), rate)
+                new = rate_confidence(hits, checks).interval()
+                board.cover("violation/parse rate", data, "new", new.method, n, (new.low, new.high), rate)
+    # Dose-response ladders (3 steps each, sharing rungs) and conjunction sets (1 check each).
+    for kind, metric in (("dose_response", "dose_response_violation_rate"), ("conjunction", "conjunction_violation_rate")):
+        for profile in ("optimist", "skewed"):
+            pool = simulate(profile, _suite(kind, args.rate_pool), seed=args.seed)
+            hits_all, checks_all, _ = axiom_violation_counts(pool["base"], kind, 2.0)
+            truth = sum(hits_all) / sum(checks_all)
+            data = f"sim:{profile} (rate {truth:.3f})"
+            _rate_replicates(board, metric, data, pool, args, rng, truth,
+                             lambda rs, kind=kind: axiom_violation_counts(rs, kind, 2.0)[:2],
+                             AggregateOptions(tolerances={metric: (2.0,)}), tolerance=2.0)
+    # Parse and refusal rates: the samples of one item (its prompts) are clustered.
+    suite = _suite("inverted_pair", args.pool)
+    for profile in ("optimist", "skewed"):
+        pool = simulate(profile, suite, seed=args.seed)
+        base = {"base": pool["base"]}
+        for metric, counts in (("parse_rate", _parse_counts), ("refusal_rate", _refusal_counts)):
+            hits_all, checks_all = counts(base["base"])
+            truth = sum(hits_all) / sum(checks_all)
+            _rate_replicates(board, metric, f"sim:{profile} (rate {truth:.3f})", base, args, rng, truth, counts,
+                             AggregateOptions())
+
+
+def _parse_counts(records: Sequence[ItemRecord]) -> tuple[list[int], list[int]]:
+    received = [[a for a in r.answers() if a.error is None] for r in records]
+    return [sum(a.value is not None for a in x) for x in received], [len(x) for x in received]
+
+
+def _refusal_counts(records: Sequence[ItemRecord]) -> tuple[list[int], list[int]]:
+    parsed = [[a for a in r.answers() if a.value is not None] for r in records]
+    return [sum(a.value == REFUSAL_VALUE for a in x) for x in parsed], [len(x) for x in parsed]
+
+
+def _rate_replicates(board: Board, metric: str, data: str, pool: dict[str, list[ItemRecord]], args: argparse.Namespace,
+                     rng: np.random.Generator, truth: float,
+                     counts: Callable[[Sequence[ItemRecord]], tuple[list[int], list[int]]],
+                     options: AggregateOptions, tolerance: float | None = None) -> None:
+    size = len(next(iter(pool.values())))
+    for n in args.sizes:
+        for r in range(max(1, args.reps // 2)):
+            records = draw(pool, rng.integers(0, size, n))
+            got = {(a.metric, a.tolerance): a for a in aggregate(records, replace(options, seed=r, n_resamples=10))}
+            hits, checks = counts(records)
+            old = old_rate(hits, checks)
+            board.cover(metric, data, "old", old.method, n, (old.low, old.high), truth)
+            agg = got[(metric, tolerance)]
+            board.cover(metric, data, "new", agg.ci_method, n, (agg.ci_low, agg.ci_high), truth)
+
+
+# --------------------------------------------------------------------------- section: baseline
+
+
+def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random.Generator,
+                 resamples: int, truths_only: bool = False) -> dict[str, tuple[float, float, float]]:
+    """Before issue 14: BCa CI and sign-flip permutation p on per-item differences (rates as
+    per-item shares); whole-sample binary metrics BC percentile CI and raw-draw p. With
+    ``truths_only``: (old point estimate of the change, nan, nan) per metric."""
+    out: dict[str, tuple[float, float, float]] = {}
+    now, before = sorted(now, key=lambda r: r.item), sorted(before, key=lambda r: r.item)
+
+    def decomposable(metric: str, a: np.ndarray, b: np.ndarray) -> None:
+        keep = np.isfinite(a) & np.isfinite(b)
+        d = a[keep] - b[keep]
+        if truths_only:
+            out[metric] = (float(d.mean()), math.nan, math.nan)
+        elif d.size:
+            interval = bootstrap_ci(d, rng, n_resamples=resamples)
+            out[metric] = (interval.low, interval.high, paired_permutation_p(d, rng, resamples))
+
+    def share(records: list[ItemRecord], counts: Callable[[Sequence[ItemRecord]], tuple[list[int], list[int]]]
+              ) -> np.ndarray:
+        hits, checks = counts(records)
+        return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+
+    decomposable("parse_rate", share(now, _parse_counts), share(before, _parse_counts))
+    decomposable("refusal_rate", share(now, _refusal_counts), share(before, _refusal_counts))
+    pairs_now = [r for r in now if r.kind == "inverted_pair"]
+    if pairs_now:
+        (pn, mn), (pb, mb) = pair_answers(pairs_now, False), pair_answers([r for r in before if r.kind == "inverted_pair"], False)
+        decomposable("skew", pn + mn - 100, pb + mb - 100)
+        decomposable("delta_plus", pn - 50, pb - 50)
+    doses_now = [r for r in now if r.kind == "dose_response"]
+    if doses_now:
+        def dose_rate(records: list[ItemRecord]) -> np.ndarray:
+            hits, checks, _ = axiom_violation_counts(records, "dose_response", 0.0)
+            return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+        decomposable("dose_response_violation_rate", dose_rate(doses_now),
+                     dose_rate([r for r in before if r.kind == "dose_response"]))
+    binary_now = [r for r in now if r.kind == "binary"]
+    if binary_now:
+        p1 = np.array([r.prompt("yes").mean(True) / 100 for r in binary_now])
+        p0 = np.array([r.prompt("yes").mean(True) / 100 for r in before if r.kind == "binary"])
+        y = np.array([1.0 if r.outcome else 0.0 for r in binary_now])
+        keep = np.isfinite(p1) & np.isfinite(p0)
+        p1, p0, y = p1[keep], p0[keep], y[keep]
+        for name, f in BINARY_DECOMPOSABLE.items():
+            decomposable(name, f(p1, y), f(p0, y))
+        if truths_only:
+            for name, f in BINARY_WHOLE.items():
+                out[name] = (float(f(p1, y)) - float(f(p0, y)), math.nan, math.nan)
+            return out
+        draws: dict[str, list[np.ndarray]] = defaultdict(list)
+
+        def statistics(w: np.ndarray) -> dict[str, Any]:
+            values = {name: np.atleast_1d(f(p1, y, w)) - np.atleast_1d(f(p0, y, w)) for name, f in BINARY_WHOLE.items()}
+            if w.shape[0] > 1:
+                for name, v in values.items():
+                    draws[name].append(v)
+            return values
+
+        intervals = weighted_bootstrap(statistics, p1.size, rng, resamples)
+        for name in BINARY_WHOLE:
+            d = np.concatenate(draws[name])
+            d = d[np.isfinite(d)]
+            p = float(min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))) if d.size else math.nan
+            out[name] = (intervals[name].low, intervals[name].high, p)
+    return out
+
+
+BASELINE_METRICS = ("skew", "delta_plus", "parse_rate", "refusal_rate", "brier", "overconfidence", "accuracy",
+                    "auc", "ece", "shrinkage_a", "dose_response_violation_rate")
+
+
+def section_baseline(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """A model compared with itself: two runs of one profile over the same items, with the
+    same latent values and independent answers (a no-op override renames the model, which
+    reseeds its answer noise only). Every change is 0 in expectation; the truth each interval
+    is checked against is the change over the whole pool (what the replicates sample)."""
+    for profile in ("calibrated", "skewed"):
+        pools = []
+        for spec in (profile, f"{profile}?noise_sd={SimulatedModel(profile).profile.noise_sd}"):
+            pool: dict[str, list[ItemRecord]] = {}
+            for kind in ("inverted_pair", "binary", "dose_response"):
+                runs = simulate(spec, _suite(kind, args.pool if kind == "inverted_pair" else args.rate_pool),
+                                seed=args.seed)
+                pool[kind] = runs["base"]
+            pools.append(pool)
+        data = f"sim:{profile} vs itself"
+        # The truth is the change over the whole pool (0 in expectation, but a finite pool
+        # has its own small difference, and the replicates sample the pool).
+        everything = [r for kind in pools[0] for r in pools[0][kind]], [r for kind in pools[1] for r in pools[1][kind]]
+        truths = {c.metric: c.delta for c in compare(*everything, AggregateOptions(n_resamples=10)).changes
+                  if c.suite == "pairs" or c.metric not in ("parse_rate", "refusal_rate", "error_rate")}
+        old_truths = _old_changes(*everything, rng, 10, truths_only=True)
+        reps = max(1, args.reps // 2)
+        for n in args.sizes:
+            for r in range(reps):
+                now, before = [], []
+                for kind, size in (("inverted_pair", args.pool), ("binary", args.rate_pool),
+                                   ("dose_response", args.rate_pool)):
+                    index = rng.integers(0, size, n)
+                    now += draw({kind: pools[0][kind]}, index)
+                    before += draw({kind: pools[1][kind]}, index)
+                comparison = compare(now, before, AggregateOptions(seed=r, n_resamples=args.resamples))
+                new = {c.metric: c for c in comparison.changes if c.suite == "pairs" or c.metric not in
+                       ("parse_rate", "refusal_rate", "error_rate")}
+                old = _old_changes(now, before, rng, args.resamples)
+                for metric in BASELINE_METRICS:
+                    change = new.get(metric)
+                    if change is not None:
+                        board.cover(f"change: {metric}", data, "new", change.test, n, (change.ci_low, change.ci_high),
+                                    truths[metric])
+                        _consistency(board, metric, data, "new", n, change.ci_low, change.ci_high, change.p_value)
+                    if metric in old:
+                        low, high, p = old[metric]
+                        board.cover(f"change: {metric}", data, "old", "BCa/BC + permutation", n, (low, high),
+                                    old_truths[metric][0])
+                        _consistency(board, metric, data, "old", n, low, high, p)
+
+
+def _consistency(board: Board, metric: str, data: str, version: str, n: int, low: float, high: float,
+                 p: float | None) -> None:
+    if p is None or not math.isfinite(p):
+        return
+    board.reject(f"change {metric}: p < 0.05", data, version, n, p < ALPHA)
+    outside = math.isfinite(low) and math.isfinite(high) and not (low <= 0 <= high)
+    board.reject(f"change {metric}: CI and p disagree", data, version, n, outside != (p < ALPHA))
+
+
+# --------------------------------------------------------------------------- section: tests
+
+
+def section_tests(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    # Skew's p (Wilcoxon, the paper's) against the mean test the CI implies, mean 0.
+    generators = {"numpy normal": lambda g, n: g.normal(0, 1, n),
+                  "numpy exponential - 1": lambda g, n: g.exponential(1.0, n) - 1.0,
+                  "numpy t3": lambda g, n: g.standard_t(3, n)}
+    for data, generate in generators.items():
+        for n in args.sizes:
+            for _ in range(args.reps):
+                x = generate(rng, n)
+                board.reject("mean = 0: Wilcoxon (Skew's p)", data, "old", n, wilcoxon_p(x) < ALPHA)
+                board.reject("mean = 0: permutation (effects' p)", data, "old", n,
+                             paired_permutation_p(x, rng, args.resamples) < ALPHA)
+                cd = new_mean(x, rng, args.resamples)
+                board.reject("mean = 0: bootstrap-t/Student p", data, "new", n, cd.p_value(0.0) < ALPHA)
+                # A gate "max: mean" with the truth exactly at the bound fails at most alpha/2.
+                board.reject("gate at its bound fails (nominal 0.025)", data, "new", n,
+                             gate_tests.p_crossing(cd, "max", 0.0) < ALPHA / 2)
+    # The ECE gate on a calibrated model at 240 items: fails when the CI's low end > bound.
+    for bound in (0.02, 0.05):
+        rate_old, rate_new = Rate(), Rate()
+        for _ in range(args.reps):
+            p, y = _sigmoid_forecasts(rng, 240, 1.0)
+            old = old_binary(p, y, rng, args.resamples)["ece"]
+            new = new_binary(p, y, rng, args.resamples)["ece"].interval()
+            rate_old.add(old.low > bound)
+            rate_new.add(new.low > bound)
+        board.rejections[(f"ECE gate <= {bound:g} fails a calibrated model", "numpy sigmoid k=1", "old")][240] = rate_old
+        board.rejections[(f"ECE gate <= {bound:g} fails a calibrated model", "numpy sigmoid k=1", "new")][240] = rate_new
+    # Clustered rates at the bound.
+    for n in args.sizes:
+        for _ in range(args.reps):
+            hits, checks = _clustered_checks(rng, n, 5, 0.1, 0.3)
+            board.reject("rate gate at its bound fails (nominal 0.025)", "numpy 5 checks/item, ICC 0.3", "old", n,
+                         old_rate(hits, checks).low > 0.1)
+            board.reject("rate gate at its bound fails (nominal 0.025)", "numpy 5 checks/item, ICC 0.3", "new", n,
+                         gate_tests.p_crossing(rate_confidence(hits, checks), "max", 0.1) < ALPHA / 2)
+
+
+# --------------------------------------------------------------------------- section: fwer
+
+
+def section_fwer(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """A session of m gates, each at its bound (the worst case for false failures)."""
+    generators = [lambda g, n: g.normal(0, 1, n), lambda g, n: g.exponential(1.0, n) - 1.0,
+                  lambda g, n: g.standard_t(5, n)]
+    n = 60
+    for m in (10, 50):
+        plain, holm, bh = Rate(), Rate(), Rate()
+        for _ in range(args.reps):
+            ps, crossed = [], []
+            for j in range(m):
+                x = generators[j % len(generators)](rng, n)
+                cd = new_mean(x, rng, 400)
+                ps.append(gate_tests.p_crossing(cd, "max", 0.0))
+                iv = cd.interval()
+                crossed.append(gate_tests.ci_crosses(iv.low, iv.high, "max", 0.0))
+            plain.add(any(crossed))
+            holm.add(any(gate_tests.failures(ps, "holm")))
+            bh.add(any(gate_tests.failures(ps, "bh")))
+        data = f"{m} gates at their bounds, {n} items each"
+        board.rejections[("family-wise error: plain CI rule", data, "old")][n] = plain
+        board.rejections[("family-wise error: Holm (alpha/2 = 0.025)", data, "new")][n] = holm
+        board.rejections[("family-wise error: BH", data, "new")][n] = bh
+
+
+# --------------------------------------------------------------------------- output
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def render(board: Board, sizes: Sequence[int]) -> str:
+    lines = ["## Coverage of 95% CIs (binomial 95% CI of the coverage; target 0.94-0.96)", ""]
+    header = "| metric | data | version | method | " + " | ".join(f"n={n}" for n in sizes) + " | miss lo/hi (all n) |"
+    lines += [header, "|" + "---|" * (5 + len(sizes))]
+    for key in sorted(board.coverage, key=lambda k: (k[0], k[1], k[2] != "old")):
+        metric, data, version = key
+        cells = board.coverage[key]
+        total = Tally()
+        for tally in cells.values():
+            total.covered += tally.covered
+            total.below += tally.below
+            total.above += tally.above
+            total.total += tally.total
+        row = [metric, data, version, board.methods[key]] + [cells[n].text() if n in cells else "" for n in sizes]
+        lines.append("| " + " | ".join(row) + f" | {total.misses()} |")
+    lines += ["", "## Tests: rejection rates (null true unless stated)", ""]
+    all_sizes = sorted({n for v in board.rejections.values() for n in v})
+    lines += ["| test | data | version | " + " | ".join(f"n={n}" for n in all_sizes) + " |",
+              "|" + "---|" * (3 + len(all_sizes))]
+    for key in sorted(board.rejections, key=lambda k: (k[0], k[1], k[2] != "old")):
+        cells = board.rejections[key]
+        lines.append("| " + " | ".join([*key, *(cells[n].text() if n in cells else "" for n in all_sizes)]) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=80,
+                        help="replicates per cell (default 80; the simulated-model cells use half)")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per interval (default 1000)")
+    parser.add_argument("--sizes", default="15,30,60,120", help="numbers of items")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"any of {','.join(SECTIONS)}")
+    parser.add_argument("--pool", type=int, default=400, help="simulated pair items per profile")
+    parser.add_argument("--binary-pool", type=int, default=4000, help="simulated binary items per profile")
+    parser.add_argument("--rate-pool", type=int, default=400, help="simulated items for rates and baselines")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    sections = [s for s in args.sections.split(",") if s]
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    board = Board()
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    for section in sections:
+        t0 = time.perf_counter()
+        log(f"section {section} ...")
+        globals()[f"section_{section}"](board, args, rng)
+        log(f"section {section}: {time.perf_counter() - t0:.0f} s")
+    print(f"# Coverage benchmark: {args.reps} replicates, {args.resamples} resamples, seed {args.seed} "
+          f"({time.perf_counter() - start:.0f} s)\n")
+    print(render(board, args.sizes))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Power: the smallest effect a run can see, and the items and samples a target effect needs.
+
+Per-item values (an item's Skew, or its change against a baseline) come from items and
+from samples within items. With n items and k samples per prompt, one item's value varies
+around the population mean with
+
+    level (a gate on the value itself):      sigma_item^2 + sigma_within^2 / k
+    change (the same items, two runs):       2 sigma_within^2 / k + sigma_interaction^2
+
+where sigma_item is the spread of the items' true values, sigma_within the spread of one
+answer around its item's value, and sigma_interaction the spread of the true change across
+items (0 when a change moves every item alike; a run cannot estimate it alone). The mean's
+standard error is the square root of that over n; its test is a one-sample (paired) t test,
+whose exact power is a noncentral t probability (the same test the bootstrap-t/Student
+interval reduces to for normal data). An ``evidence: ci`` gate is a one-sided test at
+alpha / 2 (``gate_tests``): use ``sides=1, alpha=0.025`` for gates, ``sides=2, alpha=0.05``
+for "is there any change".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .stats import _scipy_stats
+
+POWER = 0.8
+MAX_ITEMS = 10_000_000
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    """One-way random-effects decomposition of per-sample answers (method of moments)."""
+
+    between: float  # sigma_item^2: variance of the items' true values
+    within: float  # sigma_within^2: variance of one sample around its item's value
+    items: int
+    samples: float  # mean samples per item
+
+    @property
+    def sd_between(self) -> float:
+        return math.sqrt(self.between)
+
+    @property
+    def sd_within(self) -> float:
+        return math.sqrt(self.within)
+
+
+def variance_components(groups: Sequence[Sequence[float] | np.ndarray]) -> VarianceComponents:
+    """Between- and within-item variance of samples grouped by item (unbalanced one-way
+    ANOVA; Searle, Casella and McCulloch 1992, ch. 3). Items without samples are ignored;
+    between is clipped at 0. NaN where there is too little data (one item; one sample each).
+    """
+    data = [np.asarray(g, dtype=float) for g in groups]
+    data = [g[~np.isnan(g)] for g in data]
+    data = [g for g in data if g.size]
+    a = len(data)
+    sizes = np.array([g.size for g in data], dtype=float)
+    total = float(sizes.sum())
+    if a == 0:
+        return VarianceComponents(float("nan"), float("nan"), 0, float("nan"))
+    means = np.array([g.mean() for g in data])
+    grand = float((sizes * means).sum() / total)
+    within_ss = float(sum(((g - g.mean()) ** 2).sum() for g in data))
+    within = within_ss / (total - a) if total > a else float("nan")
+    if a < 2:
+        return VarianceComponents(float("nan"), within, a, total / a)
+    between_ms = float((sizes * (means - grand) ** 2).sum() / (a - 1))
+    n0 = (total - float((sizes ** 2).sum()) / total) / (a - 1)
+    if math.isnan(within):
+        between = float("nan")
+    else:
+        between = max(0.0, (between_ms - within) / n0)
+    return VarianceComponents(between, within, a, total / a)
+
+
+def pair_variance_components(plus: Sequence[Sequence[float] | np.ndarray],
+                             minus: Sequence[Sequence[float] | np.ndarray]) -> VarianceComponents:
+    """Components of per-item Skew = mean(P+) + mean(P-) - 100 from each item's samples.
+
+    ``within`` is the variance of one P+ sample plus one P- sample (pooled within-prompt
+    variances of the two sides), so that with k samples per prompt an item's Skew varies by
+    within / k around its true value; ``between`` is the variance of the items' Skew means
+    beyond that (method of moments, clipped at 0).
+    """
+    pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(plus, minus)]
+    pairs = [(a[~np.isnan(a)], b[~np.isnan(b)]) for a, b in pairs]
+    pairs = [(a, b) for a, b in pairs if a.size and b.size]
+    if not pairs:
+        return VarianceComponents(float("nan"), float("nan"), 0, float("nan"))
+
+    def pooled(sides: list[np.ndarray]) -> float:
+        ss = sum(float(((s - s.mean()) ** 2).sum()) for s in sides)
+        df = sum(s.size - 1 for s in sides)
+        return ss / df if df > 0 else float("nan")
+
+    var_plus, var_minus = pooled([a for a, _ in pairs]), pooled([b for _, b in pairs])
+    skews = np.array([a.mean() + b.mean() - 100.0 for a, b in pairs])
+    noise = np.array([var_plus / a.size + var_minus / b.size for a, b in pairs])
+    samples = float(np.mean([(a.size + b.size) / 2 for a, b in pairs]))
+    if skews.size < 2:
+        return VarianceComponents(float("nan"), var_plus + var_minus, skews.size, samples)
+    between = max(0.0, float(skews.var(ddof=1)) - float(noise.mean()))
+    return VarianceComponents(between, var_plus + var_minus, skews.size, samples)
+
+
+def item_variance(components: VarianceComponents, samples: float, change: bool = False,
+                  interaction_sd: float = 0.0) -> float:
+    """Variance of one item's value (level) or of its change between two runs (paired)."""
+    if change:
+        return 2 * components.within / samples + interaction_sd ** 2
+    return components.between + components.within / samples
+
+
+def power_of_t_test(effect: float, sd: float, items: int, alpha: float = 0.05, sides: int = 2) -> float:
+    """Exact power of the one-sample t test of a mean shift ``effect`` with per-item SD ``sd``."""
+    if items < 2 or sd <= 0 or not math.isfinite(sd):
+        return float("nan")
+    t = _scipy_stats().t
+    nct = _scipy_stats().nct
+    df = items - 1
+    critical = float(t.isf(alpha / sides, df))
+    ncp = abs(effect) / (sd / math.sqrt(items))
+    power = float(nct.sf(critical, df, ncp))
+    if math.isnan(power):
+        power = 1.0 - float(nct.cdf(critical, df, ncp))
+    if sides == 2:
+        # The far tail: SciPy returns NaN where it underflows; it is then 0 for practice.
+        far = float(nct.cdf(-critical, df, ncp))
+        power += 0.0 if math.isnan(far) else far
+    return min(1.0, power)
+
+
+def minimum_detectable_effect(sd: float, items: int, alpha: float = 0.05, power: float = POWER,
+                              sides: int = 2) -> float:
+    """Smallest mean shift detected with the given power by the t test over ``items`` items
+    whose per-item values have SD ``sd`` (``item_variance`` ** 0.5)."""
+    if items < 2 or not (sd > 0 and math.isfinite(sd)):
+        return float("nan")
+    se = sd / math.sqrt(items)
+    high = se * 2.0
+    while power_of_t_test(high, sd, items, alpha, sides) < power:
+        high *= 2.0
+    low = 0.0
+    for _ in range(100):
+        mid = 0.5 * (low + high)
+        if power_of_t_test(mid, sd, items, alpha, sides) < power:
+            low = mid
+        else:
+            high = mid
+        if high - low <= 1e-10 * high:
+            break
+    return high
+
+
+def required_items(effect: float, sd: float, alpha: float = 0.05, power: float = POWER, sides: int = 2,
+                   limit: int = MAX_ITEMS) -> int | None:
+    """Fewest items (>= 2) whose t test detects ``effect`` with the given power; None beyond
+    ``limit`` (or for a zero effect)."""
+    if effect == 0 or not (sd > 0 and math.isfinite(sd)):
+        return None if effect == 0 else 2
+
+    def enough(n: int) -> bool:
+        return power_of_t_test(effect, sd, n, alpha, sides) >= power
+
+    if enough(2):
+        return 2
+    low, high = 2, 4  # not enough(low), and search until enough(high)
+    while not enough(high):
+        if high >= limit:
+            return None
+        low, high = high, min(high * 2, limit)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if enough(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def required_samples(effect: float, components: VarianceComponents, items: int, change: bool = False,
+                     interaction_sd: float = 0.0, alpha: float = 0.05, power: float = POWER, sides: int = 2,
+                     limit: int = 10_000) -> int | None:
+    """Fewest samples per prompt for ``items`` items to detect ``effect``; None when even
+    unlimited samples cannot (the item component alone is too large)."""
+    def enough(k: int) -> bool:
+        sd = math.sqrt(item_variance(components, k, change, interaction_sd))
+        return power_of_t_test(effect, sd, items, alpha, sides) >= power
+
+    if not enough(limit):
+        return None
+    low, high = 0, 1
+    while not enough(high):
+        low, high = high, high * 2
+    high = min(high, limit)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if enough(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+@dataclass(frozen=True)
+class DesignRow:
+    samples: int
+    items: int | None  # None: not reachable with any number of items up to the limit
+
+
+def design_table(effect: float, components: VarianceComponents, samples: Sequence[int] = (1, 2, 3, 5, 10, 20),
+                 change: bool = False, interaction_sd: float = 0.0, alpha: float = 0.05, power: float = POWER,
+                 sides: int = 2) -> list[DesignRow]:
+    """For each number of samples per prompt, the items needed to detect ``effect``: the
+    answer to "how many items and samples for a 2 pp Skew increase?"."""
+    rows = []
+    for k in samples:
+        sd = math.sqrt(item_variance(components, k, change, interaction_sd))
+        rows.append(DesignRow(k, required_items(effect, sd, alpha, power, sides)))
+    return rows
+
+
+def rate_minimum_detectable_effect(rate: float, checks: float, deff: float = 1.0, alpha: float = 0.05,
+                                   power: float = POWER, sides: int = 2) -> float:
+    """Smallest shift of a rate from ``rate`` detectable over ``checks`` checks with design
+    effect ``deff`` (normal approximation: (z_alpha + z_power) sqrt(r (1 - r) deff / n))."""
+    if checks <= 0 or not 0 <= rate <= 1:
+        return float("nan")
+    norm = _scipy_stats().norm
+    z = float(norm.isf(alpha / sides)) + float(norm.ppf(power))
+    spread = max(rate * (1 - rate), 1.0 / checks)  # a rate of 0 still has a detectable shift
+    return z * math.sqrt(spread * max(deff, 1.0) / checks)
