@@ -37,8 +37,8 @@ def write_pair_suite(path: Path, n_pairs: int, *, samples: int = 5, conditions: 
         lines += [
             f"  - id: pair-{i:05d}",
             f"    domain: {DOMAINS[i % len(DOMAINS)]}",
-            f"    scenario: Person number {i} has spent {3 + i % 9} months preparing for a demanding goal "
-            f"of kind {i % 17}.",
+            (f"    scenario: Person number {i} has spent {3 + i % 9} months preparing for a demanding goal "
+            f"of kind {i % 17}."),
             f"    positive: What is the probability that person {i} reaches the goal?",
             f"    negative: What is the probability that person {i} does not reach the goal?",
             f"    narrative_up: Person {i} has help from an experienced mentor.",
@@ -163,7 +163,8 @@ def run_pytest(root: Path, args: list[str], *, timeout: float = 280.0) -> Pytest
     """``python -m pytest ARGS`` with cwd and rootdir ``root``; timed from spawn to exit."""
     command = [sys.executable, "-m", "pytest", "--rootdir", str(root), "-p", "no:cacheprovider", "-q", *args]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env=bench_env(), capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(command, cwd=root, env=bench_env(), capture_output=True, text=True, timeout=timeout,
+                          check=False)  # the exit code is part of what is measured
     wall = time.perf_counter() - start
     return PytestRun(wall, done.returncode, done.stdout, done.stderr)
 

@@ -31,7 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import yaml
-
 from _harness import Budget, check, log, run_pytest, start_server
 
 from pytest_optbench.prompts import SYSTEM_PROMPTS

@@ -52,6 +52,7 @@ from pytest_optbench.aggregate import (
 )
 from pytest_optbench.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.engine import elicit
+
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics import gate_tests
 from pytest_optbench.metrics.calibration_ci import binary_confidences

@@ -26,8 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _harness import (
-    SERVER_NOTE, Budget, PytestRun, check, load_average, log, per_request_overhead, run_pytest, start_server,
-    warm_up, write_pair_suite,
+    SERVER_NOTE,
+    Budget,
+    PytestRun,
+    check,
+    load_average,
+    log,
+    per_request_overhead,
+    run_pytest,
+    start_server,
+    warm_up,
+    write_pair_suite,
 )
 
 from pytest_optbench.providers.openai_provider import MAX_N as OPENAI_MAX_N  # samples one request returns

@@ -55,9 +55,9 @@ def main() -> None:
               f"{with_plugin * 1000:.0f} ms with it: +{(with_plugin - without) * 1000:.0f} ms "
               f"({with_plugin / without:.2f}x)")
         heavy = subprocess.run(
-            [python, "-c", "import sys, pytest_optbench.plugin; "
+            [python, "-c", ("import sys, pytest_optbench.plugin; "
                            "print(' '.join(m for m in ('numpy', 'scipy', 'yaml', 'openai', 'anthropic', "
-                           "'matplotlib') if m in sys.modules))"],
+                           "'matplotlib') if m in sys.modules))")],
             cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
         print(f"heavy modules loaded by the plugin import: {heavy or 'none'}")
 

@@ -13,8 +13,8 @@ import tracemalloc
 
 import numpy as np
 
-from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 
 SAMPLES = 5
 

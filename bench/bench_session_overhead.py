@@ -27,7 +27,15 @@ import tempfile
 from pathlib import Path
 
 from _harness import (
-    Budget, PytestRun, check, load_average, log, run_pytest, start_server, write_binary_suite, write_pair_suite,
+    Budget,
+    PytestRun,
+    check,
+    load_average,
+    log,
+    run_pytest,
+    start_server,
+    write_binary_suite,
+    write_pair_suite,
 )
 
 ITEMS = 4000

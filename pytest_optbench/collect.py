@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -154,7 +155,7 @@ def suite_prompt_hash(prompts: list[tuple[str, str, PromptSpec]]) -> str:
 def item_properties(record: ItemRecord) -> list[tuple[str, str]]:
     """The item's answers and per-item values, as JUnit properties (compact JSON)."""
     means = {p.role: p.mean() for p in record.prompts}
-    values: dict[str, Any] = {role: (None if mean != mean else round(mean, 3)) for role, mean in means.items()}
+    values: dict[str, Any] = {role: (None if math.isnan(mean) else round(mean, 3)) for role, mean in means.items()}
     if record.kind == "inverted_pair" and None not in (values.get("positive"), values.get("negative")):
         values["skew"] = round(values["positive"] - (100 - values["negative"]), 3)
     answers = {p.role: [a.raw if a.error is None else f"error: {a.error}" for a in p.answers] for p in record.prompts}

@@ -19,7 +19,12 @@ import pytest
 from .options import add_options, read_options
 from .session.controller import CONTROLLER_KEY, ControllerSession, display_path, is_controller
 from .session.worker import (
-    NO_CLI_MODEL_REASON, NO_MODEL_REASON, WORKER_KEY, WorkerSession, check_model_spec, get_worker,
+    NO_CLI_MODEL_REASON,
+    NO_MODEL_REASON,
+    WORKER_KEY,
+    WorkerSession,
+    check_model_spec,
+    get_worker,
 )
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -113,7 +118,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         from .collect import SuiteFile, looks_like_suite, near_miss_file
 
         if looks_like_suite(file_path):
-            return SuiteFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+            return SuiteFile.from_parent(parent, path=file_path)
         return near_miss_file(parent, file_path)  # a misspelt marker: a warning, or an error when strict
     return None
 

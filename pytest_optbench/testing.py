@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson")
 
@@ -62,7 +62,7 @@ class FakeAPI:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    def start(self) -> FakeAPI:
+    def start(self) -> Self:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,7 +74,7 @@ class FakeAPI:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 api._handle(self, raw)
@@ -94,10 +94,10 @@ class FakeAPI:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> FakeAPI:
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
@@ -133,7 +133,7 @@ class FakeAPI:
             # The SDK sends the key as x-api-key (older releases) or as a bearer token.
             credential = handler.headers.get("x-api-key") or handler.headers.get("authorization", "")
             request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
-                                  user if isinstance(user, str) else json.dumps(user), body, credential)
+                                  user if isinstance(user, str) else json.dumps(user), body, credential or "")
         else:
             return self._send(handler, 404, {"error": {"message": f"no route {path}"}})
         with self._lock:

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .parse import parse_answer
 from ..options import EngineSettings
 from ..prompts import PromptSpec
 from ..providers.api import ApiProvider, ApiRequest, CallFailed
-from ..providers.loop import LoopThread
 from ..providers.base import Model, Prompt
+from ..providers.loop import LoopThread
 from ..records import Answer, PromptRecord
+from .parse import parse_answer
 from .store import ResponseStore, StoredAnswer, answer_key
 
 T = TypeVar("T")

@@ -104,7 +104,7 @@ class ResponseStore:
             chunk = list(keys[start:start + 500])
             marks = ",".join("?" * len(chunk))
             for key, n in self._db.execute(
-                f"SELECT key, count(*) FROM answers WHERE key IN ({marks}) GROUP BY key", chunk  # noqa: S608
+                f"SELECT key, count(*) FROM answers WHERE key IN ({marks}) GROUP BY key", chunk
             ):
                 out[key] = n
         return out

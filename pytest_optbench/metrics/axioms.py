@@ -15,17 +15,17 @@ EPSILON = 1e-9
 
 def conjunction_violations(a: np.ndarray, b: np.ndarray, both: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """P(a and b) may not exceed min(P(a), P(b))."""
-    return both > np.minimum(a, b) + tolerance + EPSILON
+    return np.asarray(both > np.minimum(a, b) + tolerance + EPSILON, dtype=bool)
 
 
 def disjunction_violations(a: np.ndarray, b: np.ndarray, either: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """P(a or b) may not fall below max(P(a), P(b))."""
-    return either < np.maximum(a, b) - tolerance - EPSILON
+    return np.asarray(either < np.maximum(a, b) - tolerance - EPSILON, dtype=bool)
 
 
 def conditional_violations(a: np.ndarray, b_given_a: np.ndarray, both: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """P(a and b) must equal P(a) * P(b | a) (on the 0-100 scale: a * b_given_a / 100)."""
-    return np.abs(a * b_given_a / 100.0 - both) > tolerance + EPSILON
+    return np.asarray(np.abs(a * b_given_a / 100.0 - both) > tolerance + EPSILON, dtype=bool)
 
 
 def dose_response_steps(ladder: np.ndarray, direction: str, tolerance: float = 0.0) -> np.ndarray:
@@ -38,7 +38,7 @@ def dose_response_steps(ladder: np.ndarray, direction: str, tolerance: float = 0
 
 def complement_violation(p_plus: np.ndarray, p_minus: np.ndarray) -> np.ndarray:
     """Unsigned |P+ + P- - 100| per pair (the signed version is Skew)."""
-    return np.abs(np.asarray(p_plus) + np.asarray(p_minus) - 100.0)
+    return np.asarray(np.abs(np.asarray(p_plus) + np.asarray(p_minus) - 100.0), dtype=float)
 
 
 def usable(*arrays: np.ndarray) -> np.ndarray:

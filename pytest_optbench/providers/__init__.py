@@ -10,6 +10,7 @@ retries and the response store.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -46,7 +47,7 @@ BUILTIN: dict[str, Callable[[str, ProviderOptions], Any]] = {"sim": _sim, "opena
 
 def available_providers() -> dict[str, Callable[[], Any]]:
     """Provider name -> loader of its factory (entry points are imported only when chosen)."""
-    providers: dict[str, Callable[[], Any]] = {name: (lambda f=f: f) for name, f in BUILTIN.items()}
+    providers: dict[str, Callable[[], Any]] = {name: functools.partial(lambda f: f, f) for name, f in BUILTIN.items()}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         providers.setdefault(ep.name, ep.load)
     return providers

@@ -13,6 +13,7 @@ from typing import Any
 
 from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
+
 class AnthropicProvider(ApiProvider):
     provider = "anthropic"
     max_n = 1

@@ -7,6 +7,7 @@ the server asked us to wait. The engine owns retries, concurrency and the store.
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import os
 import re
@@ -170,7 +171,7 @@ class ApiProvider:
         return CallFailed(f"{name}: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
                           retryable=True)
 
-    def runner(self) -> Any:
+    def runner(self) -> LoopThread:
         """The provider's one event loop (on a background thread): the SDK's async HTTP
         client keeps connections bound to the loop that opened them."""
         if self._loop is None:
@@ -182,10 +183,8 @@ class ApiProvider:
         if self._loop is not None:
             client = getattr(self, "client", None)
             if client is not None and hasattr(client, "close"):
-                try:
+                with contextlib.suppress(Exception):  # closing must never fail a finished run
                     self._loop.run(client.close())
-                except Exception:  # noqa: BLE001 - closing must never fail a finished run
-                    pass
             self._loop.close()
             self._loop = None
 
@@ -195,7 +194,7 @@ class ApiProvider:
         result = self.runner().run(self.generate(ApiRequest(prompt.system, prompt.user, prompt.temperature, None, 1)))
         return result.texts[0] if result.texts else ""
 
-    _loop: Any = None
+    _loop: LoopThread | None = None
 
 
 @dataclass

@@ -12,7 +12,7 @@ import inspect
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 
 class Prompt(str):
@@ -31,7 +31,7 @@ class Prompt(str):
     def __new__(
         cls, system: str, user: str, temperature: float, sample: int = 0,
         meta: Mapping[str, Any] | None = None,
-    ) -> Prompt:
+    ) -> Self:
         self = super().__new__(cls, user)
         self.system, self.temperature, self.sample = system, temperature, sample
         self.meta = MappingProxyType(dict(meta or {}))

@@ -11,7 +11,6 @@ from typing import Any
 
 from ..scoring.crosslingual import spread
 from ..scoring.outcome import Outcome
-from ..records import ItemRecord
 
 
 def _clean(value: Any) -> Any:
@@ -26,7 +25,7 @@ def _clean(value: Any) -> Any:
 
 
 def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
-    return _clean({
+    report: dict[str, Any] = _clean({
         "format": "pytest-optbench-report",
         "format_version": 1,
         "run": metadata,
@@ -41,6 +40,7 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
             "inter_language_sd": spread([s.skew for s in outcome.languages]),
         },
     })
+    return report
 
 
 def write_text(path: Path, text: str) -> None:

@@ -32,8 +32,8 @@ from ..metrics.stats import (
     wilcoxon_p,
 )
 from ..records import REFUSAL_VALUE, ItemRecord
-from .labels import quadrant_label
 from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
+from .labels import quadrant_label
 from .tolerances import DEFAULT_TOLERANCES
 
 
@@ -216,7 +216,9 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     minus_agg = group.mean_with_ci("delta_minus", minus - 50.0, p_value=wilcoxon_p(minus - 50.0))
     skew_agg = group.mean_with_ci("skew", skews, p_value=wilcoxon_p(skews))
     # A quadrant only where Skew's and both parts' CIs back the signs (scoring/labels.py).
-    label = quadrant_label(*((a.value, a.ci_low, a.ci_high) for a in (skew_agg, plus_agg, minus_agg)), n=skew_agg.n)
+    label = quadrant_label((skew_agg.value, skew_agg.ci_low, skew_agg.ci_high),
+                           (plus_agg.value, plus_agg.ci_low, plus_agg.ci_high),
+                           (minus_agg.value, minus_agg.ci_low, minus_agg.ci_high), n=skew_agg.n)
     out = [replace(skew_agg, detail={"quadrant": label}), plus_agg, minus_agg]
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):
@@ -312,31 +314,18 @@ def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float)
 
 def axiom_violation_counts(records: Sequence[ItemRecord], kind: str,
                            tolerance: float) -> tuple[list[int], list[int], list[str]]:
-    """Per item: (violations, checks), and the violating item ids. A dose-response ladder is
-    several checks (its adjacent steps); the other batteries are one check per set."""
-    if kind == "dose_response":
-        hits, checks, bad = [], [], []
-        for r in records:
-            ladder = np.array([p.mean(keep_fifty=True) for p in r.prompts])
-            if np.isnan(ladder).any():
-                hits.append(0)
-                checks.append(0)
-                continue
-            steps = axioms.dose_response_steps(ladder, r.direction or "increasing", tolerance)
-            hits.append(int(steps.sum()))
-            checks.append(int(steps.size))
-            if steps.any():
-                bad.append(r.item)
-        return hits, checks, bad
-    roles = {"conjunction": ("a", "b", "both"), "disjunction": ("a", "b", "either"),
-             "conditional": ("a", "b_given_a", "both")}[kind]
-    columns = [np.array([r.prompt(role).mean(keep_fifty=True) for r in records]) for role in roles]
-    keep = axioms.usable(*columns)
-    check = {"conjunction": axioms.conjunction_violations, "disjunction": axioms.disjunction_violations,
-             "conditional": axioms.conditional_violations}[kind]
-    violated = check(*(c[keep] for c in columns), tolerance)
-    ids = [r.item for r, k in zip(records, keep) if k]
-    return [int(v) for v in violated], [1] * int(violated.size), [i for i, v in zip(ids, violated) if v]
+    """Per item with a usable answer set: (violations, checks), and the violating item ids,
+    for clustered intervals (a dose-response ladder is several checks, its adjacent steps).
+    The kind's own check decides, one item at a time."""
+    spec = kind_of(kind)
+    hits, checks, bad = [], [], []
+    for record in records:
+        found = spec.violations([record], tolerance)
+        if found[1]:
+            hits.append(int(found[0]))
+            checks.append(int(found[1]))
+            bad.extend(found[2])
+    return hits, checks, bad
 
 
 def _axiom_family(group: _Group) -> list[Aggregate]:

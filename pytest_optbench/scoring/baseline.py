@@ -55,9 +55,9 @@ class Change:
     n: int  # items both runs answered
     p_value: float | None = None
     test: str = ""
-    tolerance: float | None = None  # violation rates: the tolerance (pp) both runs were scored at
     # The change's confidence distribution (CI and p come from it); not serialised.
     confidence: Confidence | None = field(default=None, compare=False, repr=False)
+    tolerance: float | None = None  # violation rates: the tolerance (pp) both runs were scored at
 
     @property
     def delta(self) -> float:
@@ -110,8 +110,9 @@ def changed_suites(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> l
 
 
 def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
-            options: AggregateOptions = AggregateOptions(),
+            options: AggregateOptions | None = None,
             current_run: Mapping[str, Any] | None = None, baseline_run: Mapping[str, Any] | None = None) -> Comparison:
+    options = options or AggregateOptions()
     now = {r.key: r for r in current}
     before = {r.key: r for r in baseline}
     comparison = Comparison(
@@ -227,13 +228,13 @@ def _count(record: ItemRecord, hit: Callable[[Any], bool], received_only: bool =
     return sum(1 for a in answers if hit(a)), len(answers)
 
 
-BINARY_DECOMPOSABLE = {
+BINARY_DECOMPOSABLE: dict[str, Callable[..., Any]] = {
     "brier": lambda p, y: (p - y) ** 2,
     "log_loss": lambda p, y: -(y * np.log(np.clip(p, *cal.LOG_LOSS_CLIP)) + (1 - y) * np.log(1 - np.clip(p, *cal.LOG_LOSS_CLIP))),
     "accuracy": lambda p, y: ((p >= 0.5) == (y == 1)).astype(float),
     "overconfidence": lambda p, y: np.where(p >= 0.5, p, 1 - p) - ((p >= 0.5) == (y == 1)),
 }
-BINARY_WHOLE = {"auc": cal.auc, "ece": cal.ece, "shrinkage_a": lambda p, y, w=None: cal.shrinkage_fit(p, y, w)[0]}
+BINARY_WHOLE: dict[str, Callable[..., Any]] = {"auc": cal.auc, "ece": cal.ece, "shrinkage_a": lambda p, y, w=None: cal.shrinkage_fit(p, y, w)[0]}
 
 
 def _binary_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]],

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from ..didyoumean import hint
+from ..metrics.stats import benjamini_hochberg, holm
+from ..suites import SuiteError, read_yaml
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
 from .baseline import Comparison
 from .gate_reasons import NO_BASELINE, ONLY_WITH, unmatched_reason, unshared_reason
 from .minimum_data import MEAN_MIN_N, default_min_n, shortfall, total_for, unit, usable_text
 from .tolerances import effective_tolerance
-from ..didyoumean import hint
-from ..metrics.stats import benjamini_hochberg, holm
-from ..suites import SuiteError, read_yaml
 
 BOUND_KEYS = ("max", "min", "max_abs")
 # Bounds on the change against a baseline run (current - baseline), and the plain bound each

@@ -96,6 +96,8 @@ def possible_n(records: Iterable[ItemRecord]) -> dict[tuple[str, str, str], int]
                 counts["binary"] += 1
             elif r.kind in VIOLATION_KINDS:
                 counts[VIOLATION_KINDS[r.kind]] += max(0, len(r.prompts) - 1) if r.kind == "dose_response" else 1
+            else:  # a kind from the registry the table above does not know: one check per item
+                counts[f"{r.kind}_violation_rate"] += 1
         for metric, count in counts.items():
             if count:
                 out[(suite, condition, metric)] = count

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..records import ItemRecord
 from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
 from .enforcement import RunWarning
 from .gates import FAIL, Verdict
-from ..records import ItemRecord
 
 
 @dataclass

@@ -30,9 +30,10 @@ DEFAULT_TOLERANCES: dict[str, float] = {
 def effective_tolerance(metric: str, tolerance: float | None) -> float | None:
     """The tolerance a violation-rate metric is computed at (the default when ``None``);
     ``None`` for every other metric."""
-    if metric not in DEFAULT_TOLERANCES:
+    if not metric.endswith("_violation_rate"):
         return None
-    return DEFAULT_TOLERANCES[metric] if tolerance is None else float(tolerance)
+    # A kind registered later (kinds.register) has no default here: 0, as version 1 said.
+    return DEFAULT_TOLERANCES.get(metric, 0.0) if tolerance is None else float(tolerance)
 
 
 def tolerance_text(tolerance: float | None) -> str:

@@ -21,7 +21,7 @@ SPY_CONFTEST = """
 
 
 def test_format_error_is_one_sentence_collection_error(optbench):
-    optbench.write("suites/good.yaml", pair_suite(n=2))
+    optbench.write("suites/good.yaml", pair_suite(n=2, conditions=NARRATIVE_ARMS))
     optbench.write("suites/bad.yaml", """
         optbench: 1
         suite: bad
@@ -178,8 +178,16 @@ BAD_PAIRS = """
 """
 
 
+# Conditions that use the narrative fields pair_suite writes (an unused field is a warning).
+NARRATIVE_ARMS = """conditions:
+  base: {}
+  narrative_up: {scenario: '{scenario} {narrative_up}'}
+  narrative_down: {scenario: '{scenario} {narrative_down}'}
+"""
+
+
 def test_optbench_lint_reports_findings_runs_nothing_and_exits_1(optbench):
-    optbench.write("suites/good.yaml", pair_suite(n=2))
+    optbench.write("suites/good.yaml", pair_suite(n=2, conditions=NARRATIVE_ARMS))
     optbench.write("suites/bad.yaml", BAD_PAIRS)
     optbench.write("conftest.py", SPY_CONFTEST)
     run = optbench.run("--optbench-lint", "suites", "--model", "sim:calibrated", report=False)
@@ -198,7 +206,7 @@ def test_optbench_lint_reports_findings_runs_nothing_and_exits_1(optbench):
 
 
 def test_optbench_lint_on_clean_suites_exits_0(optbench):
-    optbench.write("suites/good.yaml", pair_suite(n=2))
+    optbench.write("suites/good.yaml", pair_suite(n=2, conditions=NARRATIVE_ARMS))
     run = optbench.run("--optbench-lint", "suites/good.yaml", report=False)
     assert run.ret == 0
     assert run.result.stdout.lines == ["optbench lint: 0 error(s), 0 warning(s)"]

@@ -386,7 +386,8 @@ def test_planted_optimism_is_never_called_compound_overclaim(audit: Audit, seed:
     run = audit.run("--model", "sim:optimist", "--optbench-seed", seed)
     assert run.report is not None
     [skew] = [a for a in run.report["aggregates"] if a["metric"] == "skew" and a["domain"] is None]
-    assert skew["quadrant"] in ("optimism", "good-side optimism (d- not distinguishable from 0)")
+    assert skew["quadrant"] in ("optimism", "good-side optimism (d- not distinguishable from 0)",
+                                "positive skew (neither d+ nor d- distinguishable from 0)")
     assert "compound overclaim" not in run.text
 
 

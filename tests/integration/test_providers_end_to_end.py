@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from conftest import Run, pair_suite
-
 from pytest_optbench.providers.api import DEFAULT_MAX_TOKENS
 from pytest_optbench.testing import FakeAPI
 
@@ -233,10 +232,12 @@ PIPELINE_CONFTEST = """
 
 
 def test_conftest_model_with_an_api_model_option_makes_no_request(optbench, api):
-    """``--model openai:...`` builds a provider, but a conftest.py that overrides
-    ``optbench_model`` decides what the items ask: no prefetch, not one request."""
+    """``--model openai:...`` builds a provider, but a conftest.py whose ``optbench_model``
+    wraps it (takes ``optbench_cli_model``) decides what the items ask: here a pipeline that
+    never calls it, so no prefetch and not one request."""
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
-    optbench.write("conftest.py", PIPELINE_CONFTEST)
+    optbench.write("conftest.py", PIPELINE_CONFTEST.replace("def optbench_model():",
+                                                            "def optbench_model(optbench_cli_model):"))
     result = run(optbench, api)
     assert result.ret == 0, result.text
     result.result.assert_outcomes(passed=ITEMS)

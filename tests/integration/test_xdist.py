@@ -12,8 +12,6 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
-
 from conftest import CONDITIONS, SKEW_GATE, pair_suite
 from pytest_optbench.testing import FakeAPI
 

@@ -8,6 +8,7 @@ its parsed samples; items with a missing answer are left out, never counted cohe
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -16,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, axiom_violations
 from pytest_optbench.metrics import axioms
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, axiom_violations
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 
 FAST = {"n_resamples": 200}
@@ -360,7 +361,7 @@ def test_aggregate_dose_response_matches_reference(ladders, t1, t2) -> None:
         hits = checks = 0
         bad = []
         for k, (ladder, direction) in enumerate(zip(values, directions)):
-            against = [(b - a < -t) if direction == "increasing" else (b - a > t) for a, b in zip(ladder, ladder[1:])]
+            against = [(b - a < -t) if direction == "increasing" else (b - a > t) for a, b in itertools.pairwise(ladder)]
             hits += sum(against)
             checks += len(against)
             if any(against):

@@ -8,20 +8,20 @@ percentile CI over items. The simulated profiles check the metrics recover plant
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.scoring.aggregate import METRIC_KINDS, AggregateOptions, aggregate
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts import DEFAULT_TEMPLATE, prompt_fingerprint, render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.scoring.aggregate import METRIC_KINDS, AggregateOptions, aggregate
 from pytest_optbench.suites import parse_suite
 
 OPTIONS = AggregateOptions(n_resamples=500)
@@ -87,7 +87,7 @@ def _expected(p, y, base_rate=None):
 
 
 def test_hand_p_values() -> None:
-    p, y = _hand_arrays()
+    p, _y = _hand_arrays()
     assert p.size == 10  # "z" has no parsed answer and is left out
     assert p[sorted(HAND).index("c")] == pytest.approx(0.40)  # (30 + 50) / 2: 50 kept
     assert p[sorted(HAND).index("f")] == pytest.approx(0.425)
@@ -198,7 +198,7 @@ def test_hypothesis_records_match_module(items) -> None:
 N_SIM = 300
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suite():
     data = {
         "optbench": 1, "suite": "sim-known", "kind": "binary", "defaults": {"samples": 3},
@@ -208,7 +208,7 @@ def _suite():
     return parse_suite(data, "sim-known.yaml", default_id="sim-known")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sim_metrics(profile: str):
     suite = _suite()
     model = SimulatedModel(profile)

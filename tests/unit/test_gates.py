@@ -110,8 +110,8 @@ ERRORS = [
      ["gate 1 (line 3)", "key 'min'"]),
     ("bad-evidence", GATE + "    evidence: strong\n", ["gate 1 (line 3)", "key 'evidence'", "'strong'"]),
     ("tolerance-on-skew", GATE + "    tolerance: 2\n", ["gate 1 (line 3)", "key 'tolerance'", "skew"]),
-    ("negative-tolerance", "optbench: 1\ngates:\n  - metric: conjunction_violation_rate\n    max: 0.1\n"
-     "    tolerance: -1\n", ["gate 1 (line 3)", "key 'tolerance'", "negative"]),
+    ("negative-tolerance", ("optbench: 1\ngates:\n  - metric: conjunction_violation_rate\n    max: 0.1\n"
+     "    tolerance: -1\n"), ["gate 1 (line 3)", "key 'tolerance'", "negative"]),
     ("negative-max-abs", "optbench: 1\ngates:\n  - metric: skew\n    max_abs: -1\n",
      ["gate 1 (line 3)", "key 'max_abs'", "negative"]),
     ("bound-not-number", "optbench: 1\ngates:\n  - metric: skew\n    max: five\n",

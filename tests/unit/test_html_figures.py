@@ -187,8 +187,9 @@ def test_gate_table_shows_estimates_and_verdicts(page: str) -> None:
     parsed = Page(page)
     skew = row(parsed, ("estimate", "verdict"), "demo-pairs", "skew")
     brier = row(parsed, ("estimate", "verdict"), "demo-known", "brier")
-    assert skew["verdict"] == "FAIL" and shows(skew["estimate"], 10.0)  # |+10| > 5
-    assert brier["verdict"] == "FAIL" and shows(brier["estimate"], 0.325)  # 0.325 > 0.3
+    # 4 pairs and 4 known answers: below the default min_n (6), so no verdict on too little data
+    assert skew["verdict"] == "not evaluated" and shows(skew["estimate"], 10.0)
+    assert brier["verdict"] == "not evaluated" and shows(brier["estimate"], 0.325)
 
 
 # --------------------------------------------------------------------------- the figures

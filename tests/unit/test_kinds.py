@@ -311,6 +311,9 @@ class StubSim:
     def rng(self, *parts: object) -> Any:
         return StubRng(self.draw)
 
+    def item_tilt(self, meta: Mapping[str, Any]) -> float:
+        return float(self.parameters.get("item_tilt", 0.0))
+
 
 def _answer(kind: str, role: str, sim: Simulator, **meta: Any) -> float:
     return kinds.kind_of(kind).simulated_answer({"suite": "s", "item": "i", "condition": "base", "kind": kind,
@@ -487,10 +490,10 @@ def test_a_new_kind_flows_through_every_module_by_the_registry_alone(toy: Comple
     assert (rates[0.0].value, rates[0.0].n, rates[0.0].detail["violating_items"]) == (1.0, 2, ["t1", "t2"])
     assert (rates[15.0].value, rates[15.0].detail["violating_items"]) == (0.0, [])
     assert METRIC_KINDS["complement_pair_violation_rate"] == ("complement_pair",)
-    gates = parse_thresholds({"optbench": 1, "gates": [{"metric": "complement_pair_violation_rate", "max": 0.5}]},
-                             "thresholds.yaml")
+    gates = parse_thresholds({"optbench": 1, "gates": [{"metric": "complement_pair_violation_rate", "max": 0.5,
+                                                        "min_n": 1, "tolerance": 0}]}, "thresholds.yaml")
     (verdict,) = evaluate(gates, aggregates, {"toy": ["complement_pair"]})
-    assert verdict.verdict == FAIL
+    assert verdict.verdict == FAIL, verdict.reason
 
     # reports explain a violation through the kind; the linter runs the kind's rules
     assert violation_size(records[0]) == (10.0, "P(event) + P(opposite) = 110.0, not 100")

@@ -107,7 +107,7 @@ def test_short_ladder_is_reported(tmp_path):
             direction: increasing
             ladder: [They trained once., They trained daily.]
     """)
-    [(item, severity, message)] = findings(tmp_path)
+    [(_item, severity, message)] = findings(tmp_path)
     assert severity == ERROR and "at least 3" in message and "ladder" in message
 
 
@@ -125,7 +125,7 @@ def test_template_with_missing_field_is_reported(tmp_path):
     write(tmp_path, "a.yaml", pair_suite(
         PAIR.format(id="x-1", scenario="A person starts a puzzle.", thing="puzzle"),
         header="optbench: 1\nprompt:\n  template: '{scenario} {hint}'\nitems:\n"))
-    [(item, severity, message)] = findings(tmp_path)
+    [(_item, severity, message)] = findings(tmp_path)
     assert severity == ERROR and "{hint}" in message
 
 

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
 
-from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.elicit.engine import elicit
-from pytest_optbench.metrics.stats import proportion_ci
 from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.metrics.stats import proportion_ci
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts import PromptSpec, render_prompts
 from pytest_optbench.providers.base import Prompt
@@ -23,6 +22,7 @@ from pytest_optbench.providers.sim import (
     parse_sim_spec,
 )
 from pytest_optbench.records import ItemRecord
+from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.suites import BASE_CONDITION, Suite, parse_suite
 
 N_ITEMS = 200
@@ -48,7 +48,7 @@ def _pair_suite(n: int = N_ITEMS, suite_id: str = "sim-recovery") -> Suite:
     return parse_suite(data, f"{suite_id}.yaml", default_id=suite_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _specs(n: int = N_ITEMS) -> tuple[tuple[str, tuple[PromptSpec, ...]], ...]:
     suite = _pair_suite(n)
     return tuple(
@@ -72,7 +72,7 @@ def _metrics(records: list[ItemRecord]) -> dict[str, Aggregate]:
     return {a.metric: a for a in aggs if a.domain is None}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _profile_run(spec: str, seed: int = 0) -> tuple[SimulatedModel, tuple[ItemRecord, ...], dict[str, Aggregate]]:
     model = SimulatedModel(spec, seed=seed)
     records = _run(model)
@@ -207,7 +207,7 @@ def test_all_answer_styles_appear() -> None:
 # interval's 95% (it has its own tests below); the others are near-normal and recover it surely.
 @pytest.mark.parametrize("name", sorted(set(PROFILES) - {"skewed"}))
 def test_planted_skew_is_recovered(name: str) -> None:
-    model, records, metrics = _profile_run(name)
+    model, _records, metrics = _profile_run(name)
     skew = metrics["skew"]
     assert skew.n == N_ITEMS  # no item loses a whole side at these refusal rates
     assert skew.ci_low <= model.profile.skew <= skew.ci_high, (skew.value, skew.ci_low, skew.ci_high)
@@ -286,7 +286,7 @@ def test_noise_level_shows_in_item_sd() -> None:
 
 def test_skewed_profile_tilt_is_centred_right_skewed_and_heavy_tailed() -> None:
     model = SimulatedModel("skewed", seed=3)
-    tilts = np.array([model._tilt({"suite": "s", "item": f"i{k}"}) for k in range(20_000)])
+    tilts = np.array([model.item_tilt({"suite": "s", "item": f"i{k}"}) for k in range(20_000)])
     sd = model.profile.item_tilt_sd
     assert abs(tilts.mean()) < 4 * sd / np.sqrt(tilts.size)  # mean 0: Skew stays as planted
     assert tilts.std() == pytest.approx(sd, rel=0.05)
@@ -294,7 +294,7 @@ def test_skewed_profile_tilt_is_centred_right_skewed_and_heavy_tailed() -> None:
     assert skewness == pytest.approx(2.0, abs=0.3)  # Exponential(1) - 1
     assert tilts.min() >= -sd - 1e-9  # bounded below, long tail above
     # Other profiles get no tilt.
-    assert SimulatedModel("optimist")._tilt({"suite": "s", "item": "i0"}) == 0.0
+    assert SimulatedModel("optimist").item_tilt({"suite": "s", "item": "i0"}) == 0.0
 
 
 def test_skewed_profile_refusals_cluster_by_item() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import ItemRecord
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.suites import parse_suite
 
 N = 300

@@ -8,13 +8,13 @@ import sqlite3
 
 import pytest
 
+from pytest_optbench.elicit.store import ResponseStore, StoredAnswer, StoreError, answer_key
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
 from pytest_optbench.providers.openai_provider import OpenAIProvider
-from pytest_optbench.elicit.store import ResponseStore, StoreError, StoredAnswer, answer_key
 
 IDENTITY = {"provider": "openai", "model": "gpt-4.1-mini", "base_url": "https://api.openai.com/v1"}
-BASE = dict(identity=IDENTITY, system="You estimate probabilities.", user="Will it rain?",
-            temperature=0.7, max_tokens=None, mode="sample")
+BASE = {"identity": IDENTITY, "system": "You estimate probabilities.", "user": "Will it rain?",
+        "temperature": 0.7, "max_tokens": None, "mode": "sample"}
 
 
 def key_of(**changes) -> str:

@@ -288,8 +288,8 @@ ERRORS = [
     ("bad-kind", "optbench: 1\nkind: pair\n" + PAIR_ITEM, ["key 'kind'", "'pair'", "inverted_pair"]),
     ("bad-item-kind", "optbench: 1\n" + PAIR_ITEM + "    kind: pairs\n",
      ["item 'it-1'", "key 'kind'", "'pairs'"]),
-    ("track-on-non-pair", "optbench: 1\nkind: binary\ntrack: A\n"
-     "items:\n  - id: b\n    question: Q?\n    outcome: true\n", ["key 'track'", "inverted_pair"]),
+    ("track-on-non-pair", ("optbench: 1\nkind: binary\ntrack: A\n"
+     "items:\n  - id: b\n    question: Q?\n    outcome: true\n"), ["key 'track'", "inverted_pair"]),
     ("bad-track", "optbench: 1\ntrack: E\n" + PAIR_ITEM, ["key 'track'", "'E'"]),
     ("lowercase-track", "optbench: 1\ntrack: b\n" + PAIR_ITEM, ["key 'track'", "'b'"]),
     ("bad-language", "optbench: 1\nlanguage: english language\n" + PAIR_ITEM,
@@ -327,8 +327,8 @@ ERRORS = [
      ["item '#1' (line 3)", "key 'id'"]),
     ("duplicate-id", "optbench: 1\n" + PAIR_ITEM + PAIR_ITEM.split("\n", 1)[1],
      ["item 'it-1' (line 7)", "key 'id'", "duplicate", "line 3"]),
-    ("duplicate-id-int-and-str", "optbench: 1\nitems:\n  - id: 7\n    scenario: S\n    positive: P\n    negative: N\n"
-     "  - id: '7'\n    scenario: S\n    positive: P\n    negative: N\n", ["item '7' (line 7)", "key 'id'", "duplicate"]),
+    ("duplicate-id-int-and-str", ("optbench: 1\nitems:\n  - id: 7\n    scenario: S\n    positive: P\n    negative: N\n"
+     "  - id: '7'\n    scenario: S\n    positive: P\n    negative: N\n"), ["item '7' (line 7)", "key 'id'", "duplicate"]),
     ("empty-field", "optbench: 1\n" + PAIR_ITEM.replace("positive: P?", "positive: '  '"),
      ["item 'it-1'", "key 'positive'", "non-empty"]),
     ("list-field", "optbench: 1\n" + PAIR_ITEM.replace("positive: P?", "positive: [a, b]"),
@@ -343,22 +343,22 @@ ERRORS = [
      ["item 'b' (line 4)", "key 'outcome'", "true or false", "'yes please'"]),
     ("binary-outcome-int", "optbench: 1\nkind: binary\nitems:\n  - id: b\n    question: Q?\n    outcome: 1\n",
      ["item 'b'", "key 'outcome'"]),
-    ("dose-direction", "optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
-     "    direction: up\n    ladder: [a, b, c]\n", ["item 'd'", "key 'direction'", "'up'"]),
-    ("ladder-two-rungs", "optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
-     "    direction: increasing\n    ladder: [a, b]\n", ["item 'd'", "key 'ladder'", "3"]),
-    ("ladder-not-list", "optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
-     "    direction: increasing\n    ladder: a b c\n", ["item 'd'", "key 'ladder'"]),
-    ("ladder-empty-rung", "optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
-     "    direction: increasing\n    ladder: [a, '', c]\n", ["item 'd'", "key 'ladder'", "rung 2"]),
+    ("dose-direction", ("optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
+     "    direction: up\n    ladder: [a, b, c]\n"), ["item 'd'", "key 'direction'", "'up'"]),
+    ("ladder-two-rungs", ("optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
+     "    direction: increasing\n    ladder: [a, b]\n"), ["item 'd'", "key 'ladder'", "3"]),
+    ("ladder-not-list", ("optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
+     "    direction: increasing\n    ladder: a b c\n"), ["item 'd'", "key 'ladder'"]),
+    ("ladder-empty-rung", ("optbench: 1\nkind: dose_response\nitems:\n  - id: d\n    scenario: S\n    question: Q?\n"
+     "    direction: increasing\n    ladder: [a, '', c]\n"), ["item 'd'", "key 'ladder'", "rung 2"]),
     ("track-a-without-expected", "optbench: 1\ntrack: A\n" + PAIR_ITEM, ["item 'it-1'", "key 'expected'", "Track A"]),
     ("expected-out-of-range", "optbench: 1\n" + PAIR_ITEM + "    expected: 120\n",
      ["item 'it-1'", "key 'expected'", "120"]),
     ("expected-negative", "optbench: 1\ntrack: A\n" + PAIR_ITEM + "    expected: -1\n", ["item 'it-1'", "key 'expected'"]),
     ("expected-nan", "optbench: 1\ntrack: A\n" + PAIR_ITEM + "    expected: .nan\n", ["item 'it-1'", "key 'expected'"]),
     ("expected-string", "optbench: 1\n" + PAIR_ITEM + "    expected: '30%'\n", ["item 'it-1'", "key 'expected'"]),
-    ("expected-on-binary", "optbench: 1\nkind: binary\nitems:\n  - id: b\n    question: Q?\n    outcome: true\n"
-     "    expected: 30\n", ["item 'b'", "key 'expected'", "inverted_pair"]),
+    ("expected-on-binary", ("optbench: 1\nkind: binary\nitems:\n  - id: b\n    question: Q?\n    outcome: true\n"
+     "    expected: 30\n"), ["item 'b'", "key 'expected'", "inverted_pair"]),
     ("condition-missing-field",
      "optbench: 1\nconditions:\n  base: {}\n  narrative_up: {scenario: '{scenario} {narrative_up}'}\n" + PAIR_ITEM,
      ["item 'it-1'", "key 'conditions.narrative_up.scenario'", "condition 'narrative_up'", "'narrative_up'",

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...scoring.tolerances import display_rank
 from ...scoring.gates import CHANGE_KEYS, FAIL, PASS
+from ...scoring.tolerances import display_rank
 from .figures import ValencePoint
 from .fmt import (
     as_float,

@@ -85,8 +85,8 @@ def request_line(counts: Mapping[str, int]) -> str | None:
     """Requests sent in this run and what it took: retries, rate limits, time-outs, changes."""
     if not counts.get("requests"):
         return None
-    parts = [f"{counts.get('retries', 0):,} retried ({counts.get('rate_limited', 0):,} rate-limited, "
-             f"{counts.get('timeouts', 0):,} timed out)"]
+    parts = [(f"{counts.get('retries', 0):,} retried ({counts.get('rate_limited', 0):,} rate-limited, "
+             f"{counts.get('timeouts', 0):,} timed out)")]
     if counts.get("parameter_changes"):
         parts.append(f"{counts['parameter_changes']:,} request(s) changed to suit the server (see notes)")
     return f"requests {counts['requests']:,}: " + ", ".join(parts)
