@@ -183,6 +183,8 @@ def matches(reply: Event, question: Question | None) -> bool:
         if any(same_word(asked.predicate, r) for r in words):
             return True
         subject_named = asked.subject is not None and any(same_word(asked.subject, r) for r in words)
+        if any(len(r) > 5 and r.endswith("ing") and not any(same_word(a, r) for a in asked_words) for r in words):
+            return False  # "the person eating takeaway food on weekdays" for "... cooking ... on weekdays"
         return subject_named and coverage >= 0.5 and len(shared) >= 2
     # Other languages (no verb found): half of the question's words, or two of them.
     return coverage >= 0.5 or len(shared) >= 2
