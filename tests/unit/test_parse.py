@@ -845,6 +845,12 @@ SMALL_MODEL_REPLIES = [
     # Another action than the asked one.
     ("The probability of the person eating takeaway food on weekdays two months from now is 100%.",
      Q_COOKING, False, None),
+    # The same verb with another object, also when the event was named in the sentence before.
+    ("We divide by 2, which is the probability of the person not taking the elevator.\n\nSo, the "
+     "probability is 1/2.", _q("A person has decided to take the stairs.",
+                               "the person is no longer taking the stairs every day after two months"), False, None),
+    ("In this case, the probability of not filling any spots is 0.1.",
+     _q("An employee organises a workshop.", "the workshop does not fill all of its available places"), False, None),
     # The asked probability stated again later as a formula the reply never works out.
     (("The probability of not passing the exam is the probability of failing, which is 100%.\n\nSo, the "
      "probability of not passing the exam is 1 - (100%) which is 10% of the rest."), Q_EXAM_NOT, False, None),
@@ -868,6 +874,9 @@ def test_small_model_replies(reply: str, question: str | None, truncated: bool, 
     (("The probability of not passing the exam is 1 - 0.5 = 0.5, which is the probability of them not "
      "passing."), Q_EXAM_NOT, 50),
     ("Probability = 0.69215... (the probability of the event being 69.21", None, 69.215),
+    # Active for passive: the same event.
+    ("So, the probability of not admitting the graduate is (100/100) * (100/100) = 100/100 = 1.",
+     _q("A graduate applies to one program.", "the graduate is not admitted to the doctoral program"), 100),
 ], ids=repr)
 def test_small_model_answers_still_read(reply: str, question: str | None, expected: float) -> None:
     truncated = reply.endswith("69.21")

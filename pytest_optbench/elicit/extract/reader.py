@@ -986,8 +986,15 @@ class Reader(Numbers):
             # "What is the probability that a coin lands heads? The probability is 50%."
             event = self._event_asked_just_before(q.first)
             if event is None:
-                # "The probability of E is 100%. Therefore, the probability is 100%.": E again.
+                # "The probability of E is 100%. Therefore, the probability is 100%.": E again;
+                # also when E was named without a number in the sentence before ("..., which is
+                # the probability of E. So, the probability is 1/2.").
                 event = self._event_stated_before(q)
+                s = self.sent[q.first] - 1
+                while s > 0 and not self.sent_words[s]:
+                    s -= 1  # the sentence before, past empty lines
+                if event is None and s >= 0:
+                    event = self._event_named_before(q.first, lo=self.sent_start[s])
             if event is None and self._named_probability(q):
                 q.role = "a probability of a kind (the binomial probability), of no named event"
                 return
