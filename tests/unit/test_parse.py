@@ -846,8 +846,8 @@ SMALL_MODEL_REPLIES = [
     ("The probability of the person eating takeaway food on weekdays two months from now is 100%.",
      Q_COOKING, False, None),
     # The same verb with another object, also when the event was named in the sentence before.
-    ("We divide by 2, which is the probability of the person not taking the elevator.\n\nSo, the "
-     "probability is 1/2.", _q("A person has decided to take the stairs.",
+    (("We divide by 2, which is the probability of the person not taking the elevator.\n\nSo, the "
+     "probability is 1/2."), _q("A person has decided to take the stairs.",
                                "the person is no longer taking the stairs every day after two months"), False, None),
     ("In this case, the probability of not filling any spots is 0.1.",
      _q("An employee organises a workshop.", "the workshop does not fill all of its available places"), False, None),
