@@ -134,7 +134,7 @@ class FakeAPI:
             user = next((m["content"] for m in messages if m.get("role") == "user"), "")
             system = body.get("system", "")
             # The SDK sends the key as x-api-key (older releases) or as a bearer token.
-            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization", "")
+            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization") or ""
             request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
                                   user if isinstance(user, str) else json.dumps(user), body, credential)
         else:
