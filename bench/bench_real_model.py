@@ -111,6 +111,11 @@ def summarize(report: dict[str, Any], max_tokens: int) -> dict[str, Any]:
     requests = sum(1 for a in fresh if a["input_tokens"] > 0)  # a request's usage goes on its first sample
     single = all(len(p["answers"]) == 1 for item in report["items"] for p in item["prompts"])
     cut = sum(1 for a in fresh if a["output_tokens"] >= max_tokens) if single else None
+    reasons: dict[str, int] = {}
+    for _, _, _, a in answers:
+        if a["error"] is None and a["value"] is None:
+            reason = (a["reason"] or "?").split(" (")[0]
+            reasons[reason] = reasons.get(reason, 0) + 1
     conditions = sorted({item["condition"] for item in report["items"] if item["kind"] == "inverted_pair"},
                         key=lambda c: (c != "base", c))
     return {
@@ -124,6 +129,10 @@ def summarize(report: dict[str, Any], max_tokens: int) -> dict[str, Any]:
         "input_tokens_per_answer": sum(a["input_tokens"] for a in fresh) / max(1, len(fresh)),
         "output_tokens_per_answer": sum(a["output_tokens"] for a in fresh) / max(1, len(fresh)),
         "cut_off_at_limit": cut,
+        # From the server's finish_reason, as the parser got it (None: the report predates it).
+        "truncated": sum(1 for _, _, _, a in answers if a.get("truncated") is True),
+        "truncated_known": sum(1 for _, _, _, a in answers if a.get("truncated") is not None),
+        "unparsed_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         "parse_rate": {s: _aggregate(report, s, "parse_rate") for s in by_suite},
         "skew": {c: _aggregate(report, "track-b-probability", "skew", c) for c in conditions},
         "brier": _aggregate(report, "known-answers", "brier"),
@@ -159,6 +168,9 @@ def print_summary(name: str, model: local_models.LocalModel, figures: dict[str, 
     if figures["cut_off_at_limit"] is not None:
         print(f"  answers that used the whole token limit (cut off): {figures['cut_off_at_limit']}"
               f"/{figures['answers_fresh']}")
+    print(f"  answers cut off by the server's finish_reason (passed to the parser as truncated): "
+          f"{figures['truncated']} of {figures['truncated_known']} with a known finish reason")
+    print("  why the rest did not parse: " + ", ".join(f"{k} {v}" for k, v in figures["unparsed_reasons"].items()))
     usage = figures["usage"]
     print(f"  failed calls {usage['failed_calls']}, unparsed {usage['unparsed']}, from store {usage['from_store']}; "
           f"wall time {wall:.0f} s (whole pytest session: collection, elicitation, scoring)")
@@ -177,6 +189,7 @@ def dump(report: dict[str, Any], path: Path) -> int:
                 "question": prompt["user"], "raw": answer["raw"], "value": answer["value"],
                 "reason": answer["reason"], "error": answer["error"],
                 "outcome": item.get("outcome"), "output_tokens": answer["output_tokens"],
+                "truncated": answer.get("truncated"),
             }, ensure_ascii=False) + "\n")
             n += 1
     return n

@@ -25,6 +25,7 @@ class Answer:
     cached: bool | None = None  # API answers: read from the store, not paid for in this run
     input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
     output_tokens: int = 0
+    truncated: bool | None = None  # cut off at the token limit; None: unknown (a plain model, an old store)
 
 
 @dataclass

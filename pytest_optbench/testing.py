@@ -3,7 +3,7 @@
 It speaks the real wire protocol (``POST /v1/chat/completions`` and ``POST /v1/messages``),
 so the official SDKs talk to it unchanged, and it injects the faults real servers produce:
 429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth errors, rejected
-parameters. Loopback only.
+parameters, replies cut off at the token limit (``cut_off``). Loopback only.
 
     with FakeAPI(answer=lambda req: "60") as api:
         ... --model openai:fake --base-url {api.openai_url}
@@ -56,6 +56,9 @@ class FakeAPI:
     reject_params: tuple[str, ...] = ()  # e.g. ("temperature", "max_tokens"): 400 when sent
     max_n: int | None = None  # a larger n gets llama.cpp's 400 (its cap is its number of slots)
     timeout_sleep: float = 5.0
+    # Which replies were cut off at the token limit: OpenAI finish_reason "length", Anthropic
+    # stop_reason "max_tokens" (else "stop" / "end_turn"); called with the request and sample index.
+    cut_off: Callable[[FakeRequest, int], bool] | None = None
     port_number: int = 0  # 0: any free port
     requests: list[FakeRequest] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -131,7 +134,7 @@ class FakeAPI:
             user = next((m["content"] for m in messages if m.get("role") == "user"), "")
             system = body.get("system", "")
             # The SDK sends the key as x-api-key (older releases) or as a bearer token.
-            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization", "")
+            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization") or ""
             request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
                                   user if isinstance(user, str) else json.dumps(user), body, credential or "")
         else:
@@ -156,7 +159,7 @@ class FakeAPI:
                 "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, but got {request.n}"}})
         if request.api == "openai":
             count = request.n if self.support_n else 1
-            choices = [{"index": i, "finish_reason": "stop",
+            choices = [{"index": i, "finish_reason": "length" if self._cut_off(request, i) else "stop",
                         "message": {"role": "assistant", "content": self.answer(request, i)}}
                        for i in range(count)]
             return self._send(handler, 200, {
@@ -169,9 +172,12 @@ class FakeAPI:
         return self._send(handler, 200, {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
             "content": [{"type": "text", "text": self.answer(request, 0)}],
-            "stop_reason": "end_turn", "stop_sequence": None,
+            "stop_reason": "max_tokens" if self._cut_off(request, 0) else "end_turn", "stop_sequence": None,
             "usage": {"input_tokens": _tokens(request.system + request.user), "output_tokens": 2},
         })
+
+    def _cut_off(self, request: FakeRequest, index: int) -> bool:
+        return bool(self.cut_off and self.cut_off(request, index))
 
     def _fault(self, handler: BaseHTTPRequestHandler, request: FakeRequest, fault: str) -> None:
         if fault == "timeout":

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from ..options import EngineSettings
 from ..prompts import PromptSpec
-from ..providers.api import ApiProvider, ApiRequest, CallFailed
+from ..providers.api import ApiProvider, ApiRequest, CallFailed, cut_off
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
 from ..records import Answer, PromptRecord
@@ -34,9 +34,11 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def parsed_answer(raw: str, question: str | None = None, **extra: Any) -> Answer:
-    parsed = parse_answer(raw, question=question)
-    return Answer(raw=raw, value=parsed.value, reason=parsed.reason, **extra)
+def parsed_answer(raw: str, question: str | None = None, truncated: bool | None = None, **extra: Any) -> Answer:
+    """``truncated``: the reply was cut off at the token limit; None when nobody said (a plain
+    model returns only text)."""
+    parsed = parse_answer(raw, question=question, truncated=truncated)
+    return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, **extra)
 
 
 def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
@@ -51,7 +53,7 @@ def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
-            record.answers.append(parsed_answer(raw, spec.user))
+            record.answers.append(parsed_answer(raw, spec.user, truncated=None))
         records.append(record)
     return records
 
@@ -242,7 +244,8 @@ class ApiElicitor:
             stats.in_flight -= 1
             await limit.release()
             texts = result.texts[:n]
-            self.store.put(job.key, sample, texts, result.input_tokens, result.output_tokens, self.settings.run_id)
+            self.store.put(job.key, sample, texts, result.input_tokens, result.output_tokens, self.settings.run_id,
+                           finish_reasons=[result.finish_reason(i) for i in range(len(texts))])
             stats.input_tokens += result.input_tokens
             stats.output_tokens += result.output_tokens
             stats.done += len(texts)
@@ -296,7 +299,8 @@ class ApiElicitor:
             if self.settings.offline:
                 return Answer(raw=None, error="not in the response store (--optbench-offline)")
             return Answer(raw=None, error=self.failures.get(key, "no answer was received"))
-        return parsed_answer(stored.text, question, cached=stored.run_id != self.settings.run_id,
+        return parsed_answer(stored.text, question, cut_off(stored.finish_reason),
+                             cached=stored.run_id != self.settings.run_id,
                              input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
 
 

@@ -64,6 +64,11 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
     if text is None or not str(text).strip():
         return Parsed(None, EMPTY)
     raw = lexer.cap(str(text))
+    end = lexer.turn_end(raw)
+    if end is not None:
+        raw, truncated = raw[:end], False  # the model ended its own turn there
+        if not raw.strip():
+            return Parsed(None, reader.NO_NUMBER)
     bare = raw.strip()
     if len(bare) <= 6 and truncated is not True:
         # The common case, fast: "65", "65%", "65 %", "60." (an integer 0-100 and nothing else).

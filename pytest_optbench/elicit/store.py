@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS answers (
     output_tokens INTEGER NOT NULL DEFAULT 0,
     run_id TEXT NOT NULL DEFAULT '',
     created REAL NOT NULL,
+    finish_reason TEXT,  -- why the text stopped, as the server said ("length": cut off); NULL: unknown
     PRIMARY KEY (key, sample)
 );
 -- Requests that failed for good in one session, so that the other xdist workers of that
@@ -40,6 +41,9 @@ CREATE TABLE IF NOT EXISTS failures (
     PRIMARY KEY (key, run_id)
 );
 """
+
+
+_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created", "finish_reason")
 
 
 class StoreError(Exception):
@@ -63,6 +67,7 @@ class StoredAnswer:
     input_tokens: int = 0
     output_tokens: int = 0
     run_id: str = ""  # the session that paid for it
+    finish_reason: str | None = None  # as the server said; None: unknown (or stored before it was kept)
 
 
 class ResponseStore:
@@ -81,6 +86,7 @@ class ResponseStore:
             elif row[0] != str(SCHEMA_VERSION):
                 raise StoreError(f"{path}: response store schema {row[0]} is not supported (expected {SCHEMA_VERSION}); "
                                  "use another --optbench-cache-dir.")
+            self._migrate()
             self._db.execute("SELECT count(*) FROM answers LIMIT 1").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: the response store is not a readable SQLite database ({exc}); "
@@ -88,10 +94,25 @@ class ResponseStore:
         except OSError as exc:
             raise StoreError(f"{path}: cannot open the response store ({exc.strerror}).") from None
 
+    def _migrate(self) -> None:
+        """Add the columns later versions introduced to a store written before them (schema 1
+        throughout: older plugins read and write such a store unchanged). Their old rows read
+        as unknown. A store that cannot be changed (read-only) is read without them."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+        if "finish_reason" not in columns:
+            try:
+                self._db.execute("ALTER TABLE answers ADD COLUMN finish_reason TEXT")
+            except sqlite3.OperationalError:  # another process added it first, or read-only
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+                self.keeps_finish_reason = "finish_reason" in columns
+
+    keeps_finish_reason = True  # False: a store without the column that could not be given it
+
     def get(self, key: str) -> dict[int, StoredAnswer]:
         try:
             rows = self._db.execute(
-                "SELECT sample, text, input_tokens, output_tokens, run_id FROM answers WHERE key=?", (key,)
+                "SELECT sample, text, input_tokens, output_tokens, run_id, "
+                f"{'finish_reason' if self.keeps_finish_reason else 'NULL'} FROM answers WHERE key=?", (key,)
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: the response store cannot be read ({exc}).") from None
@@ -110,21 +131,25 @@ class ResponseStore:
         return out
 
     def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
-            output_tokens: int = 0, run_id: str = "") -> list[int]:
+            output_tokens: int = 0, run_id: str = "",
+            finish_reasons: Sequence[str | None] = ()) -> list[int]:
         """Store the texts of one request as samples first_sample, first_sample+1, ...
 
-        Tokens are billed once per request, so they go on its first sample. Samples that
-        another process stored meanwhile are kept (first writer wins); returns the indices
-        actually written.
+        Tokens are billed once per request, so they go on its first sample; ``finish_reasons``
+        go with their texts (missing ones are unknown). Samples that another process stored
+        meanwhile are kept (first writer wins); returns the indices actually written.
         """
         now = time.time()
         written = []
         for offset, text in enumerate(texts):
             tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
+            reason = finish_reasons[offset] if offset < len(finish_reasons) else None
+            row: tuple[Any, ...] = (key, first_sample + offset, text, *tokens, run_id, now, reason)
+            if not self.keeps_finish_reason:
+                row = row[:-1]
             cursor = self._db.execute(
-                "INSERT OR IGNORE INTO answers (key, sample, text, input_tokens, output_tokens, run_id, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)", (key, first_sample + offset, text, *tokens, run_id, now),
-            )
+                f"INSERT OR IGNORE INTO answers ({', '.join(_COLUMNS[:len(row)])}) "
+                f"VALUES ({', '.join('?' * len(row))})", row)
             if cursor.rowcount:
                 written.append(first_sample + offset)
         return written

@@ -65,5 +65,7 @@ class AnthropicProvider(ApiProvider):
             raise CallFailed("anthropic: the response has no content", retryable=True)
         text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
         usage = getattr(response, "usage", None)
+        reason = getattr(response, "stop_reason", None)  # "max_tokens": cut off
         return ApiResult([text], int(getattr(usage, "input_tokens", 0) or 0),
-                         int(getattr(usage, "output_tokens", 0) or 0))
+                         int(getattr(usage, "output_tokens", 0) or 0),
+                         [reason if isinstance(reason, str) and reason else None])

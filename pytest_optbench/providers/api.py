@@ -44,6 +44,24 @@ class ApiResult:
     texts: list[str]
     input_tokens: int = 0
     output_tokens: int = 0
+    # Why each text stopped, as the server said it (OpenAI ``finish_reason``, Anthropic
+    # ``stop_reason``), one per text; empty or None where the server did not say.
+    finish_reasons: list[str | None] = field(default_factory=list)
+
+    def finish_reason(self, index: int) -> str | None:
+        return self.finish_reasons[index] if index < len(self.finish_reasons) else None
+
+
+# Finish reasons that mean the text was cut off before the model ended it: OpenAI "length",
+# Anthropic "max_tokens" (and its "model_context_window_exceeded").
+CUT_OFF_REASONS = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+
+
+def cut_off(finish_reason: str | None) -> bool | None:
+    """Whether a text was cut off at the token limit: None when the server did not say."""
+    if not finish_reason:
+        return None
+    return finish_reason in CUT_OFF_REASONS
 
 
 class CallFailed(Exception):

@@ -124,6 +124,12 @@ class OpenAIProvider(ApiProvider):
         if not isinstance(choices, list) or not choices:
             raise CallFailed("openai: the response has no choices", retryable=True)
         texts = [(getattr(c.message, "content", None) or "") for c in choices]
+        reasons = [_reason(getattr(c, "finish_reason", None)) for c in choices]  # "length": cut off
         usage = getattr(response, "usage", None)
         return ApiResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                         int(getattr(usage, "completion_tokens", 0) or 0))
+                         int(getattr(usage, "completion_tokens", 0) or 0), reasons)
+
+
+def _reason(value: Any) -> str | None:
+    """A finish reason as a string (servers may omit it, or send null)."""
+    return value if isinstance(value, str) and value else None

@@ -118,6 +118,26 @@ def test_anthropic_run_one_request_per_sample(optbench, api, anthropic_sdk):
     assert_no_secret(optbench.pytester, [result], ANTHROPIC_SECRET)
 
 
+def test_replies_cut_off_at_the_token_limit_do_not_parse_in_the_report_and_on_a_rerun(optbench, secrets):
+    """A reply ending on a number gives no answer when the server says it was cut off
+    (finish_reason "length"): the number may have gone on. The store keeps the reason."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    cut = {"What is the probability that plan 0 succeeds?"}
+    with FakeAPI(answer=lambda request, index: "I'd estimate 30",
+                 cut_off=lambda request, index: request.user.endswith(tuple(cut)) and index == 0) as server:
+        first = run(optbench, server, "--max-tokens", "8")
+        second = run(optbench, server, "--max-tokens", "8")
+    assert len(server.requests) == 4  # the second run read the store
+    for result in (first, second):
+        assert result.ret == 0, result.text
+        answers = [(p["user"].splitlines()[-1], a) for item in result.report["items"] for p in item["prompts"]
+                   for a in p["answers"]]
+        assert [(a["value"], a["reason"], a["truncated"]) for user, a in answers if user in cut] == [
+            (None, "truncated", True), (30, None, False), (30, None, False)]
+        assert {(a["value"], a["truncated"]) for user, a in answers if user not in cut} == {(30, False)}
+        assert result.report["run"]["usage"]["unparsed"] == 1
+
+
 def test_garbage_answers_lower_parse_rate_and_items_are_not_passes(optbench, secrets):
     optbench.write("suites/pairs.yaml", pair_suite(n=2))
     with FakeAPI(answer=lambda request, index: "no idea") as server:

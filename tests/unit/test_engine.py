@@ -47,7 +47,7 @@ def settings(**changes) -> EngineSettings:
 
 
 CONFIG_FIELDS = ("answer", "latency", "faults", "fault_for", "retry_after", "support_n", "reject_params",
-                 "timeout_sleep", "max_n")
+                 "timeout_sleep", "max_n", "cut_off")
 
 
 @pytest.fixture(scope="module")
@@ -229,6 +229,71 @@ def test_provider_complete_serves_as_a_plain_model(api, make):
     assert text.isdigit()
     assert api.requests[0].body["temperature"] == 0.3 and api.requests[0].n == 1
     assert elicitor.store.count([elicitor.key(spec())]) == {elicitor.key(spec()): 0}  # no store on that path
+
+
+# --------------------------------------------------------------------------- cut-off replies
+
+# A reply that ends on a number: complete when the model stopped, cut off (the number may
+# have gone on: 30, 300, 30.5) when it hit the token limit.
+CUT_REPLY = "I'd estimate 30"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_reply_cut_off_at_the_token_limit_reaches_the_parser(fake, make, provider):
+    """OpenAI finish_reason "length" / Anthropic stop_reason "max_tokens" -> truncated=True;
+    the same text that stopped on its own gives its number."""
+    server = fake(answer=lambda request, index: CUT_REPLY)
+    # Sample 1: the second choice of OpenAI's one request (n = 3), Anthropic's second request
+    # (one per sample, asked one after another).
+    server.cut_off = lambda request, index: (index if provider == "openai" else len(server.requests) - 1) == 1
+    elicitor = make(server, provider=provider)
+    [record] = run_all(elicitor, [spec(samples=3)])
+    cut = record.answers[1]
+    assert (cut.raw, cut.value, cut.reason, cut.truncated) == (CUT_REPLY, None, "truncated", True)
+    for whole in (record.answers[0], record.answers[2]):
+        assert (whole.value, whole.reason, whole.truncated) == (30, None, False)
+    reasons = {"openai": ["stop", "length", "stop"], "anthropic": ["end_turn", "max_tokens", "end_turn"]}[provider]
+    assert [a.finish_reason for a in elicitor.store.get(elicitor.key(spec(samples=3))).values()] == reasons
+
+
+def test_finish_reasons_are_kept_in_the_store_across_a_rerun(fake, make):
+    server = fake(answer=lambda request, index: CUT_REPLY, cut_off=lambda request, index: index == 0)
+    run_all(make(server), [spec(samples=2)])
+    assert len(server.requests) == 1
+    again = make(server, engine=settings(run_id="run-2"))
+    [record] = run_all(again, [spec(samples=2)])
+    assert len(server.requests) == 1  # read back, not asked again
+    assert [(a.cached, a.value, a.reason, a.truncated) for a in record.answers] == [
+        (True, None, "truncated", True), (True, 30, None, False)]
+
+
+def test_a_server_that_gives_no_finish_reason_leaves_truncation_unknown(fake, make):
+    server = fake(answer=lambda request, index: CUT_REPLY)
+    elicitor = make(server)
+    original = elicitor.provider._result
+
+    def without_reason(response):
+        for choice in response.choices:
+            choice.finish_reason = None
+        return original(response)
+
+    elicitor.provider._result = without_reason  # type: ignore[method-assign]
+    [record] = run_all(elicitor, [spec(samples=1)])
+    assert (record.answers[0].value, record.answers[0].truncated) == (30, None)
+    assert elicitor.store.get(elicitor.key(spec(samples=1)))[0].finish_reason is None
+
+
+def test_the_direct_path_knows_no_finish_reason():
+    from pytest_optbench.elicit.engine import elicit
+
+    class Plain:
+        name = "plain"
+
+        def complete(self, prompt: Prompt) -> str:
+            return CUT_REPLY
+
+    [record] = elicit(Plain(), [spec(samples=1)])  # type: ignore[arg-type]
+    assert (record.answers[0].value, record.answers[0].truncated) == (30, None)
 
 
 # --------------------------------------------------------------------------- retries

@@ -750,3 +750,134 @@ def test_native_digits(v: int, script: str, suffix: str) -> None:
        style=st.sampled_from(SIM_STYLES))
 def test_native_digits_in_every_sim_style(v: int, script: str, style: str) -> None:
     assert parse_answer(style.format(v=_native(v, NATIVE_ZEROS[script]))).value == v
+
+
+# --------------------------------------------------------------------------- small real models
+# Replies of the kind SmolLM2-135M-Instruct and Gemma 3 270M (base) gave in the real-model
+# benchmark (docs/local-models.md, "Measured"), reworded. Each is a number in a role the
+# hand check found reaching the metrics; none of them is the reply's answer.
+
+def _q(scenario: str, event: str) -> str:
+    return f"{scenario}\n\nWhat is the probability that {event}?"
+
+
+Q_EXAM_NOT = _q("A person has studied for an advanced language exam.", "the person does not pass the exam")
+Q_APPROVE = _q("A team lead sends a proposal to management.", "management approves the proposal")
+Q_MACHINE_NOT = _q("A workshop has bought a cutting machine.",
+                   "the machine does not pay for itself within three years")
+Q_UPDATE_NOT = _q("An app ships a redesign.", "the update is not well received by existing users")
+Q_SCHOLARSHIP = _q("A student applies for a scholarship.", "the student is awarded the scholarship")
+Q_SECOND = _q("A student failed a course once.", "the student passes the course on the second attempt")
+Q_PAPER_NOT = _q("A student submits a first paper.", "the paper is not accepted for publication")
+Q_COOKING = _q("A person who eats takeaway food has decided to cook at home.",
+               "the person is cooking most weekday dinners at home two months from now")
+Q_HABIT = _q("A person wants to stop using the phone before bed.", "the person sticks to this habit for the next month")
+Q_WORKSHOP = _q("An employee organises a training workshop.", "the workshop fills all of its available places")
+Q_STORE = _q("A bookshop opens an online store.", "the online store attracts a steady stream of orders")
+Q_THESIS = _q("An undergraduate writes a thesis.", "the undergraduate submits the thesis by the deadline")
+Q_OFFER_NOT = _q("A candidate has an offer.", "the candidate does not accept the offer")
+Q_FEATURES = _q("A team has two weeks.", "the team finishes all the committed features by the end of the cycle")
+
+SMALL_MODEL_REPLIES = [
+    # The reply ends at its first chat-template token: what follows is a turn the model wrote
+    # for someone else, and the reply was not cut off there.
+    ("Four groups enter a science fair. The probability that a group wins is <|im_start|>100%\n<|im_end|>",
+     Q_FEATURES, True, None),
+    ("It is settled. The answer is 1/4.\n<|im_end|>user\nIs it? The answer is 1", None, True, 25),
+    # Three or more numbers with only commas between them: a list.
+    ("19, 17, 17, 17, 19, 17, 17, 17, ", "Is 17 times 19 equal to 323?", True, None),
+    # Operands in brackets, and the whole a share is taken of.
+    ("We multiply: (10% of 100) * (10% of 100) =", Q_SCHOLARSHIP, True, None),
+    ("Write the share of black marbles in a bag, 80 percent of 100. Write it as a decimal.", None, False, None),
+    # Two values joined by "and": considered together, neither is the answer.
+    ("We need to consider the probability of 100% and 10% of the target. This is 100% -", Q_FEATURES, True, None),
+    ("A prime has exactly two distinct divisors: 1 and 2.", "Is 561 a prime number?", False, None),
+    # The event of a chance cut off: unknown.
+    ("The online store has a 100% chance of attracting a", Q_STORE, True, None),
+    # A restatement in brackets is what the number before it is (here: another attempt's).
+    ("The probability of passing the course on the first attempt is 1 (100%).", Q_SECOND, False, None),
+    # A bound below 1 with no percent sign is on the 0-1 scale; 0.01 and 0.001 are two values.
+    ("Is the answer right? (i.e. <0.01 or <0.001)", None, False, None),
+    # A percentage of a quality, not a probability.
+    ("It is assumed that the chat will be 100 percent spontaneous.", None, False, None),
+    # "a/b = 1" that does not follow: 1% or certainty?
+    ("The ratio is not 1 to 1. However, it is 100/10 = 1. This is standard.", Q_FEATURES, False, None),
+    # Cut off on the next alternative, or on a result that differs from the answer before.
+    (("Two scenarios:\n\n1. The candidate does not accept the offer (100% chance).\n2. The candidate "
+     "accepts the offer (99"), Q_OFFER_NOT, True, None),
+    (("The probability of submitting the thesis by the deadline is 0.25.\n\nThe probability of submitting "
+     "the thesis by the deadline is 1 - 0.25 = 0"), Q_THESIS, True, None),
+    # A plain number with many decimals: a computed value.
+    ("We square 4913, which is 24331.\n\nThis is approximately 4.91111... (cubed root",
+     "Is the cube root of 4913 equal to 17?", True, None),
+    # "The probability is X" continues the event stated before it (here the complement).
+    (("The probability of the student not being awarded the scholarship is 100%. Therefore, the "
+     "probability is 100%."), Q_SCHOLARSHIP, False, None),
+    # A value the reply goes on from, or says is not the one it wants.
+    (("We'll first calculate the probability of the person not passing the exam, which is 50%. Then "
+     "we'll subtract this probability from 1, which gives"), Q_EXAM_NOT, True, None),
+    (("This means the probability of the proposal being approved, which is 100%. However, to get the "
+     "desired probability we need to"), Q_APPROVE, True, None),
+    (("The probability that the update is not well received is 100% (certainty), but we're only "
+     "interested in the probability that"), Q_UPDATE_NOT, True, None),
+    # A clause of its own between the head and the number.
+    (("To find the probability of the person not passing the exam, we need to calculate the number of "
+     "unfavorable outcomes, which is 25%."), Q_EXAM_NOT, False, None),
+    (("The probability of the workshop filling all its places can be calculated from the total number of "
+     "places, which is 6."), Q_WORKSHOP, False, None),
+    # Conditional on the asked event itself.
+    (("Given that the machine does not pay for itself within three years, there is a 50% chance it will "
+     "not pay for itself after three years."), Q_MACHINE_NOT, False, None),
+    # A probability of a kind, naming no event.
+    ("This is given by a formula. The binomial probability is 0.725.", Q_HABIT, False, None),
+    # The event named after "a probability of X".
+    ("Each page has a probability of 1/216 (which is 0.015 or 1%) of being accepted.", Q_PAPER_NOT, False, None),
+    # Two values stated for the asked event, worked out in steps.
+    (("The probability of the student being awarded the scholarship is 1 - (1 - 0.20) = 1 - 0.20 = 0.80.\n\n"
+     "So, the probability of the student being awarded the scholarship is 1 - 0.80 = 0.20."), Q_SCHOLARSHIP,
+     False, None),
+    ("So, the probability is 1/4.\n\nThis can be simplified to 1/12.", Q_WORKSHOP, False, None),
+    # A variable defined by itself.
+    ("Let P be the probability of not accepting the paper. So, P = 1 - P = 1 - 1 = 0.", Q_PAPER_NOT, False, None),
+    # The number subtracted from.
+    (("This is done by subtracting the chance of using the phone (i.e., the other case) from 1, since we "
+     "want the rest."), Q_HABIT, False, None),
+    # Another action than the asked one.
+    ("The probability of the person eating takeaway food on weekdays two months from now is 100%.",
+     Q_COOKING, False, None),
+    # The same verb with another object, also when the event was named in the sentence before.
+    (("We divide by 2, which is the probability of the person not taking the elevator.\n\nSo, the "
+     "probability is 1/2."), _q("A person has decided to take the stairs.",
+                               "the person is no longer taking the stairs every day after two months"), False, None),
+    ("In this case, the probability of not filling any spots is 0.1.",
+     _q("An employee organises a workshop.", "the workshop does not fill all of its available places"), False, None),
+    # The asked probability stated again later as a formula the reply never works out.
+    (("The probability of not passing the exam is the probability of failing, which is 100%.\n\nSo, the "
+     "probability of not passing the exam is 1 - (100%) which is 10% of the rest."), Q_EXAM_NOT, False, None),
+]
+
+
+@pytest.mark.parametrize(("reply", "question", "truncated", "expected"), SMALL_MODEL_REPLIES, ids=repr)
+def test_small_model_replies(reply: str, question: str | None, truncated: bool, expected: float | None) -> None:
+    result = parse_answer(reply, question=question, truncated=truncated)
+    if expected is None:
+        assert result.value is None, result
+    else:
+        assert result.value == pytest.approx(expected, abs=0.01), result
+
+
+@pytest.mark.parametrize(("reply", "question", "expected"), [
+    ("The probability is 100/100 = 1.", Q_FEATURES, 100),  # the fraction as a ratio
+    ("The probability of the student being awarded the scholarship is 1 - 0.4 = 0.6.", Q_SCHOLARSHIP, 60),
+    ("The probability of not submitting the thesis, which is 1 - (1 - 20) = 90%.",
+     _q("An undergraduate writes a thesis.", "the undergraduate does not submit the thesis by the deadline"), 90),
+    (("The probability of not passing the exam is 1 - 0.5 = 0.5, which is the probability of them not "
+     "passing."), Q_EXAM_NOT, 50),
+    ("Probability = 0.69215... (the probability of the event being 69.21", None, 69.215),
+    # Active for passive: the same event.
+    ("So, the probability of not admitting the graduate is (100/100) * (100/100) = 100/100 = 1.",
+     _q("A graduate applies to one program.", "the graduate is not admitted to the doctoral program"), 100),
+], ids=repr)
+def test_small_model_answers_still_read(reply: str, question: str | None, expected: float) -> None:
+    truncated = reply.endswith("69.21")
+    assert parse_answer(reply, question=question, truncated=truncated).value == pytest.approx(expected, abs=0.01)

@@ -239,3 +239,99 @@ def test_unopenable_path_raises_store_error(tmp_path):
         ResponseStore(path)
     assert str(excinfo.value).startswith(str(path))
     assert "\n" not in str(excinfo.value)
+
+
+# --------------------------------------------------------------------------- finish reasons
+
+OLD_SCHEMA = """
+CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema', '1');
+CREATE TABLE answers (key TEXT NOT NULL, sample INTEGER NOT NULL, text TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
+    run_id TEXT NOT NULL DEFAULT '', created REAL NOT NULL, PRIMARY KEY (key, sample));
+CREATE TABLE failures (key TEXT NOT NULL, run_id TEXT NOT NULL, message TEXT NOT NULL,
+    PRIMARY KEY (key, run_id));
+"""
+
+
+def old_store(path):
+    """A store as versions before finish reasons wrote it, holding one answer."""
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_SCHEMA)
+        db.execute("INSERT INTO answers VALUES (?, 0, 'I would say 3', 7, 5, 'old-run', 1.0)", (key_of(),))
+    db.close()
+
+
+def test_finish_reasons_round_trip_with_their_texts(store):
+    key = key_of()
+    store.put(key, 0, ["60", "I'd say 3", "65"], 40, 6, "run-1", finish_reasons=["stop", "length"])
+    assert [a.finish_reason for a in store.get(key).values()] == ["stop", "length", None]  # missing: unknown
+    store.put(key, 3, ["70"])
+    assert store.get(key)[3] == StoredAnswer(3, "70", 0, 0, "", None)
+
+
+def test_a_store_written_before_finish_reasons_opens_reads_and_gains_the_column(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    old_store(path)
+    store = ResponseStore(path)
+    try:
+        assert store.get(key_of()) == {0: StoredAnswer(0, "I would say 3", 7, 5, "old-run", None)}
+        assert store.put(key_of(), 1, ["I would say 3"], finish_reasons=["length"]) == [1]
+        assert store.get(key_of())[1].finish_reason == "length"
+    finally:
+        store.close()
+    again = ResponseStore(path)  # the migration ran once; opening again changes nothing
+    try:
+        assert [a.finish_reason for a in again.get(key_of()).values()] == [None, "length"]
+    finally:
+        again.close()
+    with sqlite3.connect(path) as db:  # still schema 1: older plugins keep reading and writing it
+        assert db.execute("SELECT value FROM meta WHERE name='schema'").fetchone() == ("1",)
+        db.execute("INSERT INTO answers (key, sample, text, created) VALUES (?, 2, '40', 2.0)", (key_of(),))
+    db.close()
+
+
+class StaleFirstLook:
+    """A connection whose first look at the columns predates another process's migration."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db, self.looked = db, False
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("PRAGMA table_info") and not self.looked:
+            self.looked = True
+            return [row for row in self.db.execute(sql) if row[1] != "finish_reason"]
+        return self.db.execute(sql, *args)
+
+
+def test_two_processes_migrating_one_old_store_both_succeed(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    old_store(path)
+    first = ResponseStore(path)  # adds the column
+    second = ResponseStore.__new__(ResponseStore)
+    second.path = path
+    db = sqlite3.connect(path, isolation_level=None)
+    second._db = StaleFirstLook(db)  # type: ignore[assignment]
+    try:
+        second._migrate()  # its ALTER fails: a duplicate column
+        assert second._db.looked and second.keeps_finish_reason
+        second._db = db
+        second.put(key_of(), 1, ["55"], finish_reasons=["stop"])
+        assert first.get(key_of())[1].finish_reason == "stop"
+    finally:
+        db.close()
+        first.close()
+
+
+def test_an_old_store_that_cannot_be_changed_is_read_without_finish_reasons(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    old_store(path)
+    store = ResponseStore.__new__(ResponseStore)
+    store.path = path
+    store._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        store._migrate()  # the ALTER fails: read-only
+        assert not store.keeps_finish_reason
+        assert store.get(key_of()) == {0: StoredAnswer(0, "I would say 3", 7, 5, "old-run", None)}
+    finally:
+        store.close()

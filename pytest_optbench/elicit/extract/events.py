@@ -180,12 +180,33 @@ def matches(reply: Event, question: Question | None) -> bool:
     shared = [a for a in asked_words if any(same_word(a, r) for r in words)]
     coverage = len(shared) / len(asked_words)
     if asked.predicate is not None:
+        verb = next((k for k, r in enumerate(words) if same_word(asked.predicate, r)), None)
+        if verb is not None:
+            # The same verb with another object is another event: "the person not taking the
+            # elevator" for "... no longer taking the stairs", "not filling any spots" for "not
+            # fill all of its places".
+            return not _other_object(words[verb + 1:], asked)
         if any(same_word(asked.predicate, r) for r in words):
             return True
         subject_named = asked.subject is not None and any(same_word(asked.subject, r) for r in words)
+        if any(len(r) > 5 and r.endswith("ing") and not any(same_word(a, r) for a in asked_words) for r in words):
+            return False  # "the person eating takeaway food on weekdays" for "... cooking ... on weekdays"
         return subject_named and coverage >= 0.5 and len(shared) >= 2
     # Other languages (no verb found): half of the question's words, or two of them.
     return coverage >= 0.5 or len(shared) >= 2
+
+
+def _other_object(after: list[str], asked: Event) -> bool:
+    """The words after the reply's verb share none with the words after the question's."""
+    if asked.predicate is None or asked.predicate not in asked.words:
+        return False
+    target = [w for w in asked.words[asked.words.index(asked.predicate) + 1:] if not w.isdigit()]
+    if asked.subject is not None:
+        target.append(asked.subject)  # "admitting the graduate" for "the graduate is admitted"
+    after = [w for w in after if not w.isdigit() and w not in _GENERIC]
+    if not target or not after:
+        return False
+    return not any(same_word(a, r) for a in target for r in after)
 
 
 @lru_cache(maxsize=512)

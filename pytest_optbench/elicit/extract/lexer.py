@@ -106,6 +106,29 @@ def prepare(text: str) -> str:
     return text.translate(_FOLD)
 
 
+def turn_end(text: str) -> int | None:
+    """Where the reply's own turn ends: at the first chat-template token after its text
+    (``<|im_end|>``, ``<|im_start|>``, ``<end_of_turn>``, ``<eos>``). What follows is a turn the
+    model wrote for someone else -- a base model continuing the chat as a document -- not its
+    answer. None when there is no such token (leading ones are dropped by ``prepare``). Linear."""
+    content = False  # the reply's own text has begun
+    last = 0  # text[last:pos] has not been looked at yet
+    pos = text.find("<")
+    while pos >= 0:
+        content = content or bool(text[last:pos].strip())
+        rest = text[pos:pos + 20]
+        matched = next((t for t in _TEMPLATE_TOKENS if rest.startswith(t)), None)
+        close = text.find("|>", pos + 2, pos + 64) if matched == "<|" else -1
+        if close >= 0 or matched not in (None, "<|"):
+            if content and matched not in ("<bos>", "<s>"):
+                return pos
+            last = close + 2 if close >= 0 else pos + len(matched or "")
+        else:
+            content, last = True, pos + 1  # a "<" of the text ("< 5%")
+        pos = text.find("<", last)
+    return None
+
+
 def _strip_template_tokens(text: str) -> str:
     """Chat-template tokens (``<|im_end|>``, ``<end_of_turn>``) become line breaks; a token
     cut off at the end of the reply (``<|im_e``, a lone ``<``) is dropped."""

@@ -10,6 +10,7 @@ instruction's "0 to 100". One pass each; every look-ahead is bounded.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import events as E
@@ -51,6 +52,7 @@ class Quantity:
     fraction: bool = False       # a fraction or odds ("7/10", "1 in 5"), not a percentage
     standalone: bool = False     # the number is its line's or reply's whole content
     new_subject: bool = False    # "A salesman has a 40% chance ...": an indefinite, new subject
+    expected: float | None = None  # a result: what its single operation gives
 
 
 _INDEXES: dict[frozenset[tuple[str, ...]],
@@ -299,11 +301,18 @@ class Numbers:
                 start = chain_start if a.operand else a.anchor
                 b.result, b.anchor = True, start
                 if a.operand:
-                    expected = self._evaluate(k - 1)
+                    expected = b.expected = self._evaluate(k - 1)
                     if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
                         b.role = "inconsistent arithmetic"
                 else:
                     a.role = a.role or "restated by a later number"
+                    if a.fraction and a.form == "point" and not b.pct and b.form == "point" and not math.isnan(a.value):
+                        # "100/100 = 1", "3/4 = 0.75": the fraction as a ratio, on the 0-1 scale.
+                        # "100/10 = 1" does not follow: 1% or certainty? (The reader's 0-1 rule.)
+                        if self._close(a.value / 100, b.value):
+                            b.value, b.pct = a.value, True
+                        elif b.value == 1 and not self._close(a.value, b.value):
+                            b.role = "0-1 scale ambiguous"
                 chain_start = -1
                 continue
             chain_start = -1
@@ -338,5 +347,7 @@ class Numbers:
             a, b = qs[k - 1], qs[k]
             if a.value in (0, 1) and b.value == 100 and not a.pct and b.last - a.first <= 12:
                 between = {toks[m].text for m in range(a.last + 1, b.first)}
+                if "(" in between:
+                    continue  # "1 - (100%)": arithmetic
                 if between & {"to", "and", "-", "–", "bis", "à", "a", "до", "到", "से", "إلى", "~"}:
                     a.role = b.role = SCALE_ROLE

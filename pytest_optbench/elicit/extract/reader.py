@@ -26,7 +26,7 @@ The rules are documented in docs/answer-extraction.md.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import events as E
 from . import lexer as L
@@ -148,6 +148,7 @@ class Reader(Numbers):
         self.anyhead_before: list[int] = []
         self.sent_interrogative: list[bool] = []
         self.sent_hypothetical_from: list[int] = []
+        self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
 
     # ------------------------------------------------------------------ sentences and clauses
 
@@ -261,9 +262,29 @@ class Reader(Numbers):
 
     def roles(self) -> None:
         self.link()
+        self._number_lists()
         for q in self.qs:
             if q.role is None:
                 q.role = self._role(q)
+
+    def _number_lists(self) -> None:
+        """"19, 17, 17, 17": three or more numbers with nothing but commas between them are a
+        list (of numbers from the question, of values considered), never an answer."""
+        qs = self.qs
+        run: list[Quantity] = []
+        for k, q in enumerate(qs):
+            if run and [t.text for t in self.gap(run[-1], q)] == [","]:
+                run.append(q)
+                continue
+            self._mark_list(run)
+            run = [q]
+        self._mark_list(run)
+
+    @staticmethod
+    def _mark_list(run: list[Quantity]) -> None:
+        if len(run) >= 3:
+            for q in run:
+                q.role = q.role or "an item of a list of numbers (19, 17, 17)"
 
     def _prev(self, i: int) -> int:
         """Index of the token before ``i``, skipping hedges and bound phrases ("about", "no more than")."""
@@ -320,6 +341,22 @@ class Reader(Numbers):
                 and ((toks[first - 2].kind == PUNCT and toks[first - 2].text in "()")
                      or (toks[first - 2].kind == WORD and len(toks[first - 2].text) == 1))):
             return "formula operand"
+        # "subtracting ... from 1": the number subtracted from.
+        if (prev is not None and prev.kind == WORD and prev.text == "from" and any(
+                toks[m].kind == WORD and toks[m].text.startswith(("subtract", "deduct"))
+                for m in range(max(self.sent_start[s], first - 30), first))):
+            return "formula operand"
+        # A bracketed operand: "(10% of 100) * (...)", "1 - (1 - 20)".
+        if (nxt is not None and nxt.kind == PUNCT and nxt.text == ")" and nxt2 is not None
+                and nxt2.kind == PUNCT and nxt2.text in "-+×*/÷"):
+            return "formula operand"
+        if (prev is not None and prev.kind == PUNCT and prev.text == "(" and first >= 2
+                and toks[first - 2].kind == PUNCT and toks[first - 2].text in "-+×*/÷"):
+            return "formula operand"
+        # "10% of 100": the whole a share is taken of.
+        if (prev is not None and prev.kind == WORD and prev.text == "of" and first >= 2
+                and self.owner[first - 2] >= 0 and self.qs[self.owner[first - 2]].pct):
+            return "the whole of a share (X% of N)"
         # Years and other large plain numbers.
         if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() and toks[first].decimals == 0:
             return "a year"
@@ -465,7 +502,79 @@ class Reader(Numbers):
             self._present(q)
             if q.how is not None and q.role is None:
                 self._echo_checks(q)
+        self._restatements()
+        self._steps()
         self._alternatives()
+        self._unread_statements()
+
+    def _unread_statements(self) -> None:
+        """"So, the probability of E is 1 - (100%) which ...": the asked event's probability
+        stated as a formula the reply never works out. Where that comes after an answer, the
+        reply's answer cannot be told (``decide``)."""
+        if self.question is None:
+            return
+        last_result: dict[int, int] = {}  # sentence -> index of its last result
+        for k, q in enumerate(self.qs):
+            if q.result:
+                last_result[self.sent[q.first]] = k
+        for k, q in enumerate(self.qs):
+            if not q.operand and q.role != "formula operand":
+                continue
+            if k and self.qs[k - 1].role == "formula operand" and self.qs[k - 1].last + 4 >= q.first:
+                continue  # not the first operand
+            probe = replace(q, role=None, how=None, event=None)
+            if not self._head(probe, self._prev(q.first) + 1) or probe.event is None:
+                continue
+            if not E.matches(probe.event, self.question):
+                continue
+            if last_result.get(self.sent[q.first], -1) < k:
+                self.unread.append(q.first)
+
+    def _steps(self) -> None:
+        """A value the reply goes on to work from, or says is not the one it wants: "... which
+        is 50%. Then we'll subtract this probability from 1", "... is 100%. However, to get
+        the desired probability we need to ...", "... is 100%, but we're only interested in the
+        probability that ...". Such a value is a step, not the answer."""
+        toks, n = self.toks, self.n
+        cues: dict[int, int] = {}
+        for i in range(n):
+            t = toks[i]
+            if t.kind != WORD or t.text not in ("then", "next", "however", "but"):
+                continue
+            j = i + 1 if i + 1 < n and toks[i + 1].text == "," else i
+            window = [x.text for x in toks[j + 1:min(n, j + 12)]]
+            if t.text in ("then", "next"):
+                step = (len(window) >= 2 and window[0] in W.STEP_SUBJECTS and window[1] in W.STEP_ARITHMETIC
+                        and any(w in W.PROBABILITY_HEADS or w in ("this", "it", "that") for w in window[2:6]))
+            else:
+                goal = next((k for k in range(min(4, len(window))) if phrase_at(toks, j + 1 + k, W.STEP_GOALS)), None)
+                step = goal is not None and any(w in W.PROBABILITY_HEADS for w in window[goal:goal + 8])
+            if step:
+                cues[self.sent[i]] = i  # the last cue of each sentence
+        for q in self.qs:
+            s = self.sent[q.first]
+            if q.role is None and q.how is not None and (s + 1 in cues or cues.get(s, -1) > q.last):
+                q.role = "a step the reply goes on from (then ..., however to get ...)"
+
+    def _restatements(self) -> None:
+        """"is 1 (100%)", "0.5 (50%)": a number restated in brackets is what the number before
+        it is -- not an answer when that one is not (the probability of another event). "This
+        can be simplified to 1/12": a restatement of the answer before it, with its presentation."""
+        qs, toks = self.qs, self.toks
+        last: Quantity | None = None  # the last number presented as an answer
+        for b in qs:
+            if (last is not None and b.role is None and b.first >= 2 and toks[b.first - 1].text == "to"
+                    and toks[b.first - 2].text in ("simplified", "simplifies", "simplify", "reduces", "reduced")):
+                b.how, b.strength, b.event, b.prob, b.label_form = (last.how, last.strength, last.event, last.prob,
+                                                                     last.label_form)
+            if b.role is None and b.how is not None:
+                last = b
+        for k in range(1, len(qs)):
+            a, b = qs[k - 1], qs[k]
+            if a.role is None or b.role is not None or [t.text for t in self.gap(a, b)] != ["("]:
+                continue
+            if abs(b.value - a.value) <= 0.01 or (b.pct and not a.pct and abs(b.value - 100 * a.value) <= 0.01):
+                b.role = "restates a number in another role"
 
     def _alternatives(self) -> None:
         """"30% or 50%": two numbers offered as alternatives share one presentation, so they
@@ -474,7 +583,10 @@ class Reader(Numbers):
         for k in range(1, len(qs)):
             a, b = qs[k - 1], qs[k]
             gap = [t.text for t in self.gap(a, b) if t.text != ","]
-            if len(gap) != 1 or gap[0] not in W.OR_WORDS or abs(a.value - b.value) <= 0.01:
+            # "the probability of 100% and 10%": two percentages joined by "and" as well.
+            joined = len(gap) == 1 and (gap[0] in W.OR_WORDS or (gap[0] in W.AND_WORDS and a.pct == b.pct
+                                                                  and not a.fraction and not b.fraction))
+            if not joined or abs(a.value - b.value) <= 0.01:
                 continue
             if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
                 if a.how is not None or b.how is not None:
@@ -500,6 +612,8 @@ class Reader(Numbers):
             q.form = "bound"
         if self._label(q, a):
             return
+        if q.result and a < q.first and self._label(q, self._prev(q.first) + 1):
+            return  # "the probability that E is (1/216) * 1 = 1/216": the "=" presents it
         if self._head(q, a):
             return
         if self._chance_after(q):
@@ -507,6 +621,10 @@ class Reader(Numbers):
         if self._leadin(q, a):
             return
         self._phrase(q, a)
+        if (q.how is not None and not q.pct and q.form != "range" and self.toks[q.first].decimals > 2
+                and q.value > 1):
+            # "This is approximately 4.91111...": a computed value, not a percentage.
+            q.how, q.role = None, "a computed value (many decimals, no percent sign)"
 
     # -- labels: "Answer: 25", "**Final answer:** 95", "P(not selected) = 0.95"
 
@@ -537,10 +655,13 @@ class Reader(Numbers):
             q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
             q.standalone = True
             return True
-        # The label: back to the start of its line or sentence (at most 16 tokens).
-        start, parens = k, 0
-        while start > 0 and k - start < 16:
+        # The label: back to the start of its line or sentence (at most 16 tokens, not counting
+        # arithmetic: "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80").
+        start, parens, arithmetic = k, 0, 0
+        while start > 0 and k - start < 16 + arithmetic:
             t = toks[start - 1]
+            if t.kind == NUM or (t.kind == PUNCT and t.text in "()=-+×*/÷"):
+                arithmetic += 1
             if t.kind == NL:
                 break
             if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self._abbreviation(start - 1):
@@ -552,6 +673,11 @@ class Reader(Numbers):
             start -= 1
         label = toks[start:k]
         words = [t.text for t in label if t.kind == WORD]
+        equals = next((m for m, t in enumerate(label) if t.text == "="), -1)
+        if equals > 0 and any(t.kind == WORD and len(t.text) == 1 and t.text in words[:1] + [
+                x.text for x in label[:equals] if x.kind == WORD] for t in label[equals + 1:]):
+            q.role = "a variable defined by itself (P = 1 - P = ...)"
+            return True
         heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
                  or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
         cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
@@ -562,6 +688,12 @@ class Reader(Numbers):
             final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
                         for w in words)
             q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
+            first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
+            if first_head is not None and any(t.text in W.COPULAS for t in label[first_head + 1:]) and any(
+                    t.kind == NUM for t in label[first_head + 1:]):
+                # "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80": a statement of the
+                # probability worked out in steps, not a labelled field.
+                q.label_form, q.prob = False, True
             desc = self._descriptor_from_label(label)
             if desc:
                 joined = "".join(desc)
@@ -595,7 +727,7 @@ class Reader(Numbers):
                     depth -= 1
                 elif depth > 0 and t.kind in (WORD, NUM):
                     inner.append(t.text)
-            if inner:
+            if any(not _is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
                 return inner
         skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
             "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
@@ -644,6 +776,8 @@ class Reader(Numbers):
             if toks[h].text not in W.PROBABILITY_HEADS and self.head_before[a] - self.head_before[h + 1]:
                 continue
             if self._parse_between(q, toks[h], toks[h + 1:a]):
+                if q.event is None and toks[a - 1].text == "of":
+                    q.event = self._event_after(q)
                 return True
         return False
 
@@ -652,6 +786,7 @@ class Reader(Numbers):
         texts = [t.text for t in between]
         link = None
         copulas = 0
+        relative = False  # ", which is X": a relative clause, about the noun right before it
         while texts and texts[-1] in strip:
             if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in W.OF_LIKE):
                 return False  # "a pool of 5%": "of" after an event is not a copula
@@ -659,6 +794,7 @@ class Reader(Numbers):
                 link = texts[-1]
             if texts[-1] not in (",", "which", "that", "it"):
                 copulas += 1
+            relative = relative or texts[-1] == "which"
             texts.pop()
         is_prob = head.text in W.PROBABILITY_HEADS
         ascii_head = head.text.isascii()
@@ -667,6 +803,15 @@ class Reader(Numbers):
             texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
         while texts and texts[0] in (",", "—", ":"):
             texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
+        for k in range(len(texts) - 2):
+            if texts[k] == "," and (texts[k + 1] == "let's" or (texts[k + 1] in W.STEP_SUBJECTS
+                                                                and texts[k + 2] in W.NEW_CLAUSE_VERBS)):
+                # "the probability of E, we need to calculate the number of X, which is 25%"
+                return False
+        if relative and any(x in W.QUANTITY_NOUNS for x in texts):
+            # "the probability of E can be calculated based on the total number of places, which
+            # is 6": the relative clause is about the nearer noun.
+            return False
         if texts:
             if not copulas and (ascii_head or head.text == "вероятностью"):
                 return False
@@ -698,6 +843,20 @@ class Reader(Numbers):
         elif desc:
             q.event = E.make_event(desc)
 
+    def _event_after(self, q: Quantity) -> E.Event | None:
+        """"a probability of 1/216 (which is 0.015) of being accepted", "a probability of 0.2
+        for the person not to meditate": the event named after the number."""
+        toks, n = self.toks, self.n
+        j = q.last + 1
+        if j < n and toks[j].text == "(":
+            close = next((m for m in range(j, min(n, j + 20)) if toks[m].text == ")"), None)
+            j = close + 1 if close is not None else n
+        if j >= n or toks[j].kind != WORD or toks[j].text not in ("of", "for", "that"):
+            return None
+        end = self.clause_end[self.clause[j]] if self.clause[j] < len(self.clause_end) else n
+        desc = [x.text for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
+        return E.make_event(desc) if desc else None
+
     # -- "X% chance that E", "55% that they pass", "a 40% chance of"
 
     def _chance_after(self, q: Quantity) -> bool:
@@ -721,6 +880,11 @@ class Reader(Numbers):
         if desc_toks and desc_toks[0].text in W.EVENT_OPENERS:
             desc_toks = desc_toks[1:]
         desc = [x.text for x in desc_toks]
+        if self.truncated and end >= n and (desc or toks[n - 1].kind == WORD):
+            # "The online store has a 100% chance of attracting a" (cut off): what the chance
+            # is of is unknown.
+            q.role = "the probability of an event that is cut off"
+            return True
         # "A salesman ... has a 40% chance of": the subject is part of the event.
         p = self._prev(q.first)
         subject: list[str] = []
@@ -788,6 +952,10 @@ class Reader(Numbers):
         if not (self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct and not q.fraction
                 and not self.sent_negated[s]):
             return
+        after = self.toks[q.last + 1] if q.last + 1 < self.n else None
+        if (after is not None and after.kind == WORD and after.text.isascii() and after.text not in W.FOLLOWERS_OK
+                and after.text not in W.CHANCE_WORDS and after.text not in W.PROBABILITY_HEADS):
+            return  # "will be 100 percent spontaneous", "is 100% accurate": a degree of a quality
         before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
         words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
         if any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS):
@@ -817,8 +985,24 @@ class Reader(Numbers):
         elif event is None and q.how == "head" and q.prob:
             # "What is the probability that a coin lands heads? The probability is 50%."
             event = self._event_asked_just_before(q.first)
+            if event is None:
+                # "The probability of E is 100%. Therefore, the probability is 100%.": E again;
+                # also when E was named without a number in the sentence before ("..., which is
+                # the probability of E. So, the probability is 1/2.").
+                event = self._event_stated_before(q)
+                s = self.sent[q.first] - 1
+                while s > 0 and not self.sent_words[s]:
+                    s -= 1  # the sentence before, past empty lines
+                if event is None and s >= 0:
+                    event = self._event_named_before(q.first, lo=self.sent_start[s])
+            if event is None and self._named_probability(q):
+                q.role = "a probability of a kind (the binomial probability), of no named event"
+                return
         if event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
+            return
+        if self._given_the_asked_event(q, qn):
+            q.role = "conditional on the asked event (given that it happens, ...)"
             return
         s = self.sent[q.first]
         named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
@@ -827,6 +1011,41 @@ class Reader(Numbers):
             # "A salesman has a 40% chance of closing. What is the probability that ...?": the
             # number is a given of a problem the reply invents (unless it names the asked event).
             q.role = "the premise of a question the reply asks"
+
+    def _named_probability(self, q: Quantity) -> bool:
+        """"The binomial probability is 0.725": a probability of a kind, naming no event."""
+        toks = self.toks
+        s = self.sent[q.first]
+        for m in range(max(self.sent_start[s], q.first - 6), q.first):
+            if toks[m].kind == WORD and toks[m].text in W.PROBABILITY_HEADS:
+                return m >= 1 and toks[m - 1].text in W.NAMED_PROBABILITY
+        return False
+
+    def _given_the_asked_event(self, q: Quantity, qn: E.Question) -> bool:
+        """"Given that the machine does not pay for itself within three years, there is a 50%
+        chance ...": a probability that assumes the asked event is not its probability."""
+        toks = self.toks
+        s = self.sent[q.first]
+        a = self.sent_start[s]
+        if not (a + 1 < q.first and toks[a].text == "given" and toks[a + 1].text == "that") or qn.event is None:
+            return False
+        end = next((m for m in range(a + 2, q.first) if toks[m].kind == PUNCT and toks[m].text == ","), None)
+        if end is None:
+            return False
+        condition = E.make_event([t.text for t in toks[a + 2:end] if t.kind in (WORD, NUM)])
+        return bool(condition.words) and E.matches(condition, qn)
+
+    def _event_stated_before(self, q: Quantity) -> E.Event | None:
+        """The event of the last probability the reply stated before ``q`` (in the previous
+        sentence or earlier in this one)."""
+        s = self.sent[q.first]
+        k = self.owner[q.first]
+        for p in reversed(self.qs[:k]):
+            if self.sent[p.first] < s - 1:
+                return None
+            if p.how in ("head", "chance", "label") and p.event is not None and not E.is_generic(p.event):
+                return p.event
+        return None
 
     def _quoted(self, q: Quantity, qn: E.Question) -> bool:
         """The number and the (at least three) tokens before it in its sentence are a stretch of
@@ -916,8 +1135,8 @@ class Reader(Numbers):
     def scale(self, q: Quantity) -> None:
         """A bare value in (0, 1) -- or exactly 1 in a sentence about the probability -- is on
         the 0-1 scale when the text says so, else ambiguous."""
-        if q.pct or q.form != "point" or q.role is not None:
-            return
+        if q.pct or q.form == "range" or q.role is not None:
+            return  # a bound ("< 0.01") is read like a point
         v = q.value
         if not (0 < v < 1 or (v == 1 and (q.prob or q.answer_head) and not q.label_form)):
             return
@@ -947,6 +1166,11 @@ class Reader(Numbers):
         cands = [q for q in self.qs if q.how is not None and q.role is None]
         cut = [q for q in cands if q.cut]
         cands = [q for q in cands if not q.cut]
+        cut += [q for q in self.qs if q.cut and q.expected is not None and q not in cut]
+        if cut and cands and not any(q.final for q in cands) and self._parallel_cut(cut[-1], cands):
+            return Reading(None, TRUNCATED)
+        if cands and self.unread and max(self.unread) > cands[-1].first and not any(q.final for q in cands):
+            return Reading(None, f"{CONFLICT} (later stated as a formula it does not work out)")
         for q in cands:
             self.scale(q)
         ambiguous = [q for q in cands if q.role == SCALE_01]
@@ -977,8 +1201,8 @@ class Reader(Numbers):
         if any(q.form == "point" for q in cands):
             cands = [q for q in cands if q.form == "point"]
         values: list[float] = []
-        for q in cands:
-            if not any(abs(q.value - v) <= 0.01 for v in values):
+        for q in cands:  # the same number repeated is one answer ("33.33" and "33.333"; not "0.01" and "0.001")
+            if not any(abs(q.value - v) <= min(0.01, 0.01 * max(abs(v), abs(q.value))) for v in values):
                 values.append(q.value)
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in values[:5])
@@ -987,6 +1211,23 @@ class Reader(Numbers):
         if math.isnan(value) or not 0 <= value <= 100:
             return Reading(None, f"{OUT_OF_RANGE} ({value:g})")
         return Reading(float(value), None)
+
+    def _parallel_cut(self, cut: Quantity, cands: list[Quantity]) -> bool:
+        """The reply was cut off on a number presented the way an earlier answer was (the same
+        token before both: "1. ... (100% chance). 2. ... (99"): the next alternative, whose
+        value is lost -- unless the cut number can still become that answer ("(... 69.21")."""
+        toks = self.toks
+        if cut.first < 1 or cut.first <= cands[-1].first:
+            return False
+        text = toks[cut.first].text
+        if cut.expected is not None:  # "the probability of E is 1 - 0.25 = 0" (0.75 was coming)
+            return not any(Q.Numbers._close(cut.expected, toks[q.first].value) for q in cands)
+        if any(f"{v:g}".startswith(text) for q in cands for v in (q.value, 100 * q.value)):
+            return False  # it may become that answer again ("0.69215 (... 69.21")
+        if cut.strength >= 2:
+            return True
+        before = toks[cut.first - 1].text
+        return any(q.first >= 1 and toks[q.first - 1].text == before for q in cands)
 
     def _revision_between(self, a: int, b: int) -> bool:
         toks = self.toks

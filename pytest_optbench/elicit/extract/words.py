@@ -472,6 +472,25 @@ LABEL_COMMENT = frozenset({"is", "are", "was", "were", "seem", "seems", "look", 
 # A short sentence that starts with one of these has a subject of its own ("The passing grade is 60%").
 DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "these", "those",
                          "le", "la", "les", "der", "die", "das", "el", "los", "las"})
+# A step the reply announces after stating a value: "Then we'll subtract this probability
+# from 1", "However, to get the desired probability ...", "but we're only interested in the
+# probability that ...": the value before it is not the reply's answer (English).
+STEP_SUBJECTS = frozenset({"we", "we'll", "we're", "i", "i'll", "let's", "you"})
+STEP_ARITHMETIC = frozenset({"subtract", "multiply", "divide", "add", "square", "normalize"})
+STEP_GOALS = phrases("to get", "to find", "to calculate", "to determine", "to obtain", "to compute",
+                     "interested in", "looking for")
+# A clause that starts after the head and before the number: "the probability of E, we need
+# to calculate the number of X, which is 25%" (the number is X's).
+NEW_CLAUSE_VERBS = frozenset({"need", "needs", "must", "can", "will", "should", "have", "has", "first",
+                              "then", "calculate", "consider", "find", "use"})
+# "The binomial probability is 0.725": a probability of a kind, not of the asked event.
+NAMED_PROBABILITY = frozenset({"binomial", "conditional", "marginal", "joint", "prior", "base", "geometric",
+                               "cumulative", "complementary", "unconditional", "individual"})
+# "the probability of E ..., which is 6": the relative clause is about one of these.
+QUANTITY_NOUNS = frozenset({"number", "numbers", "total", "ratio", "count", "sum", "amount", "size",
+                            "average", "mean", "rate", "percentage", "proportion", "fraction", "margin"})
+# "and" between two percentages: values considered together, like alternatives.
+AND_WORDS = frozenset({"and", "und", "et", "y", "e", "и", "और", "و", "그리고", "和", "及", "と"})
 # "X or Y": alternatives.
 OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "أو", "또는", "혹은", "或", "或者", "还是",
                       "か", "ないし"})
