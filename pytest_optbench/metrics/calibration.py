@@ -172,7 +172,7 @@ def brier_skill(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, base_
 
 def _folded_normal_mean(mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """E|X| for X ~ N(mean, sd^2); |mean| where sd is 0."""
-    from scipy.stats import norm  # type: ignore[import-untyped]  # on first use
+    from scipy.stats import norm  # type: ignore[import-untyped, unused-ignore]  # on first use
 
     safe = np.where(sd > 0, sd, 1.0)
     folded = safe * np.sqrt(2 / np.pi) * np.exp(-mean * mean / (2 * safe * safe)) + mean * (1 - 2 * norm.cdf(-mean / safe))

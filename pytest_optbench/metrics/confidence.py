@@ -35,7 +35,6 @@ import numpy as np
 
 from .stats import CONFIDENCE, Interval, _scipy_stats
 
-
 # The range each mean-type metric can take (answers 0-100, probabilities 0-1): its
 # intervals never leave it.
 NATURAL_BOUNDS: dict[str, tuple[float, float]] = {

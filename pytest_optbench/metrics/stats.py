@@ -13,7 +13,7 @@ import numpy as np
 def _scipy_stats() -> Any:
     """SciPy's stats, imported on first use: pytest loads this plugin in every run, and most
     runs never score anything."""
-    from scipy import stats  # type: ignore[import-untyped]  # SciPy ships no type stubs
+    from scipy import stats  # type: ignore[import-untyped, unused-ignore]  # SciPy ships no type stubs
 
     return stats
 
