@@ -9,6 +9,7 @@ runs and leaves an ``ItemRecord`` for the report hook to carry to the controller
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_pr
 from .providers.base import ModelError, as_model
 from .records import ItemRecord
 from .session.worker import get_worker
-from .suites import Condition, Item, Suite, SuiteError, load_suite
+from .suites import Condition, Item, Suite, SuiteError, load_suite, yaml_encoding
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
@@ -28,12 +29,22 @@ def optbench_item(optbench_model: Any) -> None:
 
 
 def looks_like_suite(path: Any) -> bool:
-    """Cheap pre-check so unrelated YAML files are never parsed."""
+    """Cheap pre-check so unrelated YAML files are never parsed: does ``optbench`` occur
+    anywhere in the file, in any encoding YAML allows? (``yaml.safe_dump`` sorts keys, so
+    ``optbench:`` may come after megabytes of ``items``.) The linter reads every file."""
     if path.suffix not in SUITE_SUFFIXES:
         return False
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return "optbench" in handle.read(65536)
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            codec, bom = yaml_encoding(head)
+            needle = "optbench".encode(codec)
+            tail = head[bom:]
+            while chunk := handle.read(1 << 20):
+                if needle in tail + chunk:
+                    return True
+                tail = chunk[-len(needle):]
+            return needle in tail
     except OSError:
         return False
 
@@ -81,7 +92,7 @@ class SuiteFile(pytest.File):
 def item_properties(record: ItemRecord) -> list[tuple[str, str]]:
     """The item's answers and per-item values, as JUnit properties (compact JSON)."""
     means = {p.role: p.mean() for p in record.prompts}
-    values: dict[str, Any] = {role: (None if mean != mean else round(mean, 3)) for role, mean in means.items()}
+    values: dict[str, Any] = {role: (None if math.isnan(mean) else round(mean, 3)) for role, mean in means.items()}
     if record.kind == "inverted_pair" and None not in (values.get("positive"), values.get("negative")):
         values["skew"] = round(values["positive"] - (100 - values["negative"]), 3)
     answers = {p.role: [a.raw if a.error is None else f"error: {a.error}" for a in p.answers] for p in record.prompts}
