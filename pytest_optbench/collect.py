@@ -129,6 +129,7 @@ class OptbenchItem(pytest.Function):
             direction=self.case.fields.get("direction"),
             prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
             notes=list(getattr(target, "notes", []) or []),
+            faults=get_worker(self.config).faults(),
         )
         self.optbench_record = record
         self.user_properties.extend(item_properties(record))  # shown by --junitxml

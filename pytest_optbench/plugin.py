@@ -17,8 +17,19 @@ from typing import Any
 import pytest
 
 from .options import add_options, read_options
-from .session.controller import CONTROLLER_KEY, ControllerSession, display_path, is_controller
-from .session.worker import NO_MODEL_REASON, WORKER_KEY, WorkerSession, check_model_spec, get_worker
+from .session.controller import (
+    CONTROLLER_KEY,
+    ControllerSession,
+    display_path,
+    is_controller,
+)
+from .session.worker import (
+    NO_MODEL_REASON,
+    WORKER_KEY,
+    WorkerSession,
+    check_model_spec,
+    get_worker,
+)
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
@@ -111,7 +122,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         from .collect import SuiteFile, looks_like_suite
 
         if looks_like_suite(file_path):
-            return SuiteFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+            return SuiteFile.from_parent(parent, path=file_path)
     return None
 
 
@@ -200,7 +211,8 @@ class ControllerHooks:
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records):
             session.testsfailed += 1  # fail the session the way pytest-cov does
-        self.controller.write_outputs(outcome)
+        if self.controller.write_outputs(outcome) or self.controller.failed():
+            session.testsfailed += 1  # a report or the store not written: nothing passes silently
         self.controller.log_gates_to_junit(session.config, outcome.verdicts)
         return result
 
@@ -209,6 +221,7 @@ class ControllerHooks:
 
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
+        controller.write_problems(terminalreporter)
 
 
 class XdistControllerHooks:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson")
+FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson", "badrequest")
 
 
 @dataclass
@@ -73,7 +73,7 @@ class FakeAPI:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 api._handle(self, raw)
@@ -93,10 +93,10 @@ class FakeAPI:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> FakeAPI:
+    def __enter__(self) -> FakeAPI:  # noqa: PYI034 - a dataclass; Self needs 3.11 typing everywhere
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
@@ -130,7 +130,7 @@ class FakeAPI:
             user = next((m["content"] for m in messages if m.get("role") == "user"), "")
             system = body.get("system", "")
             # The SDK sends the key as x-api-key (older releases) or as a bearer token.
-            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization", "")
+            credential = handler.headers.get("x-api-key") or handler.headers.get("authorization") or ""
             request = FakeRequest("anthropic", body.get("model", ""), system if isinstance(system, str) else "",
                                   user if isinstance(user, str) else json.dumps(user), body, credential)
         else:
@@ -182,6 +182,7 @@ class FakeAPI:
             "500": (500, "server_error", "The server had an error", {}),
             "overloaded": (529, "overloaded_error", "Overloaded", {}),
             "auth": (401, "authentication_error", "Incorrect API key provided", {}),
+            "badrequest": (400, "invalid_request_error", "This prompt was refused by the content filter", {}),
         }[fault]
         body = ({"error": {"message": message, "type": kind, "code": kind}} if request.api == "openai"
                 else {"type": "error", "error": {"type": kind, "message": message}})

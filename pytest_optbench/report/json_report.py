@@ -11,7 +11,7 @@ from typing import Any
 
 from ..scoring.crosslingual import spread
 from ..scoring.outcome import Outcome
-from ..records import ItemRecord
+from ..text import well_formed
 
 
 def _clean(value: Any) -> Any:
@@ -26,7 +26,7 @@ def _clean(value: Any) -> Any:
 
 
 def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
-    return _clean({
+    report: dict[str, Any] = _clean({
         "format": "pytest-optbench-report",
         "format_version": 1,
         "run": metadata,
@@ -40,10 +40,15 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
             "inter_language_sd": spread([s.skew for s in outcome.languages]),
         },
     })
+    return report
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write atomically, so a crash never leaves half a report where a good one was."""
+    """Write atomically, so a crash never leaves half a report where a good one was.
+
+    OSError when it cannot (the caller names the report); text that UTF-8 cannot hold (a
+    model's lone surrogate) is repaired, not refused."""
+    text = well_formed(text)
     path.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
@@ -53,6 +58,8 @@ def write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before it replaces the old report
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

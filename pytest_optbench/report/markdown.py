@@ -6,13 +6,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scoring.outcome import Outcome
-from .terminal import KEY_CHANGE_METRICS, formatter, interval, metric_value_text, p_text, signed
+from ..text import one_line
+from .terminal import (
+    KEY_CHANGE_METRICS,
+    formatter,
+    interval,
+    metric_value_text,
+    p_text,
+    signed,
+)
 from .worst import violating_items, worst_items
 
 
 def cell(text: object) -> str:
     """Safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return (one_line(text).replace("\\", "\\\\").replace("|", "\\|")
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 

@@ -7,11 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scoring.outcome import Outcome
 from ..scoring.crosslingual import spread
+from ..scoring.outcome import Outcome
+from ..text import printable
 from .terminal import (
-    binary_table, change_table, coherence_table, effects_table, failure_sentences, gate_table, language_table,
-    not_evaluated_sentences, skew_table,
+    binary_table,
+    change_table,
+    coherence_table,
+    effects_table,
+    failure_sentences,
+    gate_table,
+    language_table,
+    not_evaluated_sentences,
+    skew_table,
 )
 
 
@@ -33,7 +41,7 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         return
     tr.write_sep("=", "optbench summary", bold=True)
     models = sorted({r.model for r in outcome.records})
-    tr.write_line(f"model {', '.join(models) or '?'} | seed {metadata['seed']} | prompt {metadata['prompt_hash']} | "
+    tr.write_line(f"model {printable(', '.join(models)) or '?'} | seed {metadata['seed']} | prompt {metadata['prompt_hash']} | "
                   f"{len(outcome.records)} item x condition results")
     usage = outcome.usage()
     if usage["from_store"] or usage["paid_this_run"]:
@@ -53,8 +61,8 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         ("condition effects against base (pp)", effects_table(outcome.aggregates)),
         (f"changes against the baseline {metadata['baseline']} (paired by item)",
          change_table(outcome.comparison) if outcome.comparison else []),
-        ("Track B Skew by language (base; inter-language SD "
-         f"{spread([s.skew for s in outcome.languages]):.1f} pp)", language_table(outcome.languages)),
+        (f"Track B Skew by language (base; inter-language SD {spread([s.skew for s in outcome.languages]):.1f} pp)",
+         language_table(outcome.languages)),
     ]
     for title, lines in sections:
         if lines:
@@ -72,8 +80,8 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         for label, items in (("only in this run", comparison.only_current),
                              ("only in the baseline", comparison.only_baseline)):
             if items:
-                shown = ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
-                tr.write_line(f"{len(items)} item(s) {label}, not compared: {shown}", yellow=True)
+                listed = ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
+                tr.write_line(f"{len(items)} item(s) {label}, not compared: {listed}", yellow=True)
     if outcome.missing:
         tr.write_line(f"{len(outcome.missing)} item(s) failed without sending answers (crashed worker or "
                       f"fixture error); aggregates cover only the items that reported:", red=True)

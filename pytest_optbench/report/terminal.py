@@ -12,6 +12,7 @@ from typing import Any
 
 from ..scoring.aggregate import Aggregate
 from ..scoring.gates import FAIL, NOT_EVALUATED, PASS, Verdict
+from ..text import one_line
 
 Line = tuple[str, str]
 VERDICT_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow"}
@@ -43,6 +44,7 @@ def p_text(p: float | None) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    header, rows = [one_line(c) for c in header], [[one_line(c) for c in row] for row in rows]  # no ESC, no CR
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return [fmt.format(*header).rstrip()] + [fmt.format(*row).rstrip() for row in rows]
@@ -67,7 +69,7 @@ def formatter(metric: str):  # type: ignore[no-untyped-def]
 
 def metric_value_text(metric: str, value: float | None, low: float | None = None, high: float | None = None) -> str:
     fmt = formatter(metric)
-    text = fmt(value)
+    text = str(fmt(value))
     if low is not None or high is not None:
         text += " " + interval(low, high, fmt)
     return text
@@ -220,8 +222,8 @@ def change_table(comparison: Any) -> list[str]:
         if c.metric not in KEY_CHANGE_METRICS:
             continue
         fmt = formatter(c.metric)
+        digits = 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3
         rows.append([c.suite, c.condition, c.metric, str(c.n), fmt(c.baseline), fmt(c.current),
-                     signed(c.delta, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3) + " "
-                     + interval(c.ci_low, c.ci_high, lambda v: signed(v, 1 if c.metric in SIGNED_PP | UNSIGNED_PP else 3)),
+                     signed(c.delta, digits) + " " + interval(c.ci_low, c.ci_high, lambda v, d=digits: signed(v, d)),
                      p_text(c.p_value)])
     return table(["suite", "condition", "metric", "n", "baseline", "now", "change [95% CI]", "p"], rows) if rows else []

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scoring.aggregate import pair_answers
 from ..records import ItemRecord
+from ..scoring.aggregate import pair_answers
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, st
         for i in order[:limit]:
             r = pairs[i]
             out.append(WorstItem("skew", r.label, float(skews[i]),
-                                 f"{r.prompt('positive').user} / {r.prompt('negative').user.splitlines()[-1]}"))
+                                 f"{r.prompt('positive').user} / {(r.prompt('negative').user.splitlines() or [''])[-1]}"))
     binary = [r for r in records if r.kind == "binary"]
     wrong = []
     for r in binary:
@@ -56,7 +56,7 @@ def worst_items(records: Sequence[ItemRecord], violating: Sequence[tuple[str, st
 
 def violating_items(aggregates: Sequence[object]) -> list[tuple[str, str, str]]:
     """(suite, condition, item) of every item an axiom battery flagged at tolerance 0."""
-    out = []
+    out: list[tuple[str, str, str]] = []
     for a in aggregates:
         detail = getattr(a, "detail", {}) or {}
         if "violating_items" in detail and not getattr(a, "tolerance", None):

@@ -8,6 +8,7 @@ modules (providers, engine, store) are imported only when a model is chosen.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ import pytest
 from ..options import RunOptions
 
 if TYPE_CHECKING:
-    from ..elicit.engine import ApiElicitor, EngineStats
+    from ..elicit.engine import ApiElicitor, EngineStats, ModelCalls
     from ..prompts import PromptSpec
     from ..records import PromptRecord
     from ..suites import Suite
@@ -38,6 +39,8 @@ class WorkerSession:
         self.model: Any = None  # built from --model; None means "skip items"
         self.elicitor: ApiElicitor | None = None
         self.progress: Callable[[EngineStats], None] | None = None
+        self.calls: ModelCalls | None = None  # the limits on a conftest model's calls
+        self.stop_reported = False  # an item already failed because the session stopped asking
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -52,11 +55,13 @@ class WorkerSession:
 
         self.model = build_model(spec, provider_options(self.options))
         if isinstance(self.model, ApiProvider):
-            store = ResponseStore(self.options.cache_dir / "responses.sqlite")
+            store = ResponseStore(self.options.cache_dir / "responses.sqlite", read_only=self.options.engine.offline)
             # --concurrency is for the whole run: xdist workers share it (a rate limit is too).
             per_worker = max(1, -(-self.options.engine.concurrency // self.shard[1]))
             settings = replace(self.options.engine, run_id=self.run_id, concurrency=per_worker)
-            self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard,
+            # An xdist worker stops asking when its controller has gone (killed, crashed).
+            parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
+            self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
 
     def wants_language(self, language: str) -> bool:
@@ -85,13 +90,34 @@ class WorkerSession:
             self.elicitor.prefetch([s for item in self.items for s in item.specs])
 
     def elicit(self, model: Any, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
-        """Answers for one item: from the engine for the --model provider, directly otherwise."""
-        from ..elicit.engine import elicit
+        """Answers for one item: from the engine for the --model provider, directly otherwise
+        (a conftest model within --optbench-timeout per call and --optbench-deadline).
+
+        Once the session has stopped asking (a bad key, the deadline, a dead server), the
+        first item it leaves without answers fails with the reason and the others are skipped:
+        one FAILED line, not one per item."""
+        from ..elicit.engine import NOT_ASKED, ModelCalls, elicit, not_asked
         from ..providers.base import as_model
 
         if self.elicitor is not None and model is self.model:
-            return [self.elicitor.record(spec) for spec in specs]
-        return elicit(as_model(model), specs)
+            records = [self.elicitor.record(spec) for spec in specs]
+        elif model is self.model:  # a simulated model: no limits needed
+            records = elicit(as_model(model), specs)
+        else:
+            if self.calls is None:
+                self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline)
+            records = elicit(as_model(model), specs, self.calls)
+        reason = not_asked(records)
+        if reason is not None:
+            if self.stop_reported and all((a.error or "").startswith(NOT_ASKED) for r in records for a in r.answers):
+                pytest.skip(reason)
+            self.stop_reported = True
+        return records
+
+    def faults(self) -> list[str]:
+        """Problems that leave every answer right but must fail the session (a store that
+        cannot be written)."""
+        return self.elicitor.faults() if self.elicitor is not None else []
 
     def close(self) -> None:
         if self.elicitor is not None:
