@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -49,6 +50,8 @@ def write_text(path: Path, text: str) -> None:
     OSError when it cannot (the caller names the report); text that UTF-8 cannot hold (a
     model's lone surrogate) is repaired, not refused."""
     text = well_formed(text)
+    if path.parent.exists() and not path.parent.is_dir():  # mkdir would say "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent))
     path.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
