@@ -74,13 +74,13 @@ def _number(cast: Callable[[str], Any], low: float | None = None, high: float | 
             value = cast(text)
         except ValueError:  # also an integer of 4,300+ digits, which Python refuses to read
             raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}") from None
-        if low is not None and high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {value:g}")
-        if low is not None and high is None and value < low:
+        if value != value:  # NaN passes no bound
+            raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}")
+        if low is not None and value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low:g}, got {value:g}")
         if above is not None and not value > above:
             raise argparse.ArgumentTypeError(f"must be above {above:g}, got {value:g}")
-        if low is None and high is not None and not value <= high:
+        if high is not None and value > high:
             raise argparse.ArgumentTypeError(f"must be at most {high:g}, got {value:g}")
         return value
 

@@ -99,17 +99,21 @@ class WorkerSession:
         from ..elicit.engine import NOT_ASKED, ModelCalls, elicit, not_asked
         from ..providers.base import as_model
 
+        stopped: str | None = None
         if self.elicitor is not None and model is self.model:
             records = [self.elicitor.record(spec) for spec in specs]
+            stopped = self.elicitor.stop_reason
         elif model is self.model:  # a simulated model: no limits needed
             records = elicit(as_model(model), specs)
         else:
             if self.calls is None:
                 self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline)
             records = elicit(as_model(model), specs, self.calls)
-        reason = not_asked(records)
-        if reason is not None:
-            if self.stop_reported and all((a.error or "").startswith(NOT_ASKED) for r in records for a in r.answers):
+            stopped = self.calls.stop_reason
+        if stopped and any(a.error for r in records for a in r.answers):
+            reason = not_asked(records)
+            if self.stop_reported and reason and all((a.error or "").startswith(NOT_ASKED)
+                                                     for r in records for a in r.answers):
                 pytest.skip(reason)
             self.stop_reported = True
         return records
