@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ def _number(cast: Callable[[str], Any], low: float | None = None, high: float | 
             value = cast(text)
         except ValueError:  # also an integer of 4,300+ digits, which Python refuses to read
             raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}") from None
-        if value != value:  # NaN passes no bound
+        if math.isnan(value):  # NaN passes no bound
             raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}")
         if low is not None and value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low:g}, got {value:g}")
