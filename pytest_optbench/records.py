@@ -183,7 +183,7 @@ def _fits(kind: str, value: Any) -> bool:
     if kind == "finite":
         return _is_number(value) and math.isfinite(value)
     if kind == "kind":
-        return value in REQUIRED_ROLES
+        return isinstance(value, str) and value in REQUIRED_ROLES
     if kind == "list":
         return isinstance(value, list)
     if kind == "strs":
@@ -250,7 +250,8 @@ def check_report(data: dict[str, Any], path: Path) -> None:
             raise ReportError(f"{path}: {where}: an item of kind {item['kind']} needs a prompt with role "
                               f"'{missing[0]}'.")
     for i, aggregate in enumerate(data["aggregates"]):
-        _check_fields(path, f"aggregates[{i}]", aggregate, _AGGREGATE_FIELDS, ("suite", "condition", "metric"))
+        _check_fields(path, f"aggregates[{i}]", aggregate, _AGGREGATE_FIELDS,
+                      ("suite", "condition", "metric", "value", "ci_low", "ci_high"))
     for i, gate in enumerate(data["gates"]):
         _check_fields(path, f"gates[{i}]", gate, _GATE_FIELDS)
     languages = data.get("languages")
