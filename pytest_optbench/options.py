@@ -166,6 +166,21 @@ def add_options(parser: pytest.Parser) -> None:
                      help="answer from the response store only; name what is missing")
 
 
+def _output_path(option: str, value: str | None) -> Path | None:
+    """A report's path, refused now when it can never be written (a directory is in the way,
+    or a file where a parent directory should be): before any answer is paid for, not after.
+    What only writing can tell (a full disk) is named when the report is written."""
+    if not value:
+        return None
+    path = Path(value)
+    if path.is_dir():
+        raise pytest.UsageError(f"{option} {value}: is a directory; give the path of a file.")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a directory.")
+    return path
+
+
 def read_options(config: pytest.Config) -> RunOptions:
     """The command line, checked; a bad value is a one-sentence usage error."""
     system_prompt = None
@@ -184,7 +199,10 @@ def read_options(config: pytest.Config) -> RunOptions:
         thresholds = config.rootpath / THRESHOLDS_FILE
     elif thresholds is not None and not Path(thresholds).is_file():
         raise pytest.UsageError(f"--thresholds {thresholds}: no such file.")
-    report = config.getoption("optbench_report")
+    report = _output_path("--optbench-report", config.getoption("optbench_report"))
+    markdown = _output_path("--optbench-markdown", config.getoption("optbench_markdown"))
+    html = _output_path("--optbench-html", config.getoption("optbench_html"))
+    _output_path("--junitxml", getattr(config.option, "xmlpath", None))
     return RunOptions(
         model_spec=config.getoption("optbench_model"),
         base_url=config.getoption("optbench_base_url"),
@@ -195,9 +213,9 @@ def read_options(config: pytest.Config) -> RunOptions:
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
                           system_prompt),
         thresholds_path=Path(thresholds) if thresholds else None,
-        report_path=Path(report) if report else None,
-        markdown_path=Path(config.getoption("optbench_markdown")) if config.getoption("optbench_markdown") else None,
-        html_path=Path(config.getoption("optbench_html")) if config.getoption("optbench_html") else None,
+        report_path=report,
+        markdown_path=markdown,
+        html_path=html,
         baseline_path=Path(config.getoption("optbench_baseline")) if config.getoption("optbench_baseline") else None,
         languages=tuple(t.strip() for tag in (config.getoption("optbench_languages") or []) for t in tag.split(",")
                         if t.strip()),

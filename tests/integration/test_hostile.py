@@ -133,11 +133,39 @@ def test_a_suite_inside_a_top_level_list_is_an_error_not_silence(pytester, run):
 # --------------------------------------------------------------------------- reports that cannot be written
 
 
+# Something else takes the reports' places while the run goes on (a checked-out directory,
+# a file written by another job): only writing can find out.
+OBSTACLES = """
+import pathlib
+
+def pytest_collection_finish(session):
+    pathlib.Path("report.json").mkdir()
+    pathlib.Path("afile").write_text("x")
+"""
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--optbench-report", "report.json", "--optbench-report report.json: is a directory; give the path of a file."),
+    ("--optbench-markdown", "afile/summary.md", "--optbench-markdown afile/summary.md: afile is a file, not a directory."),
+    ("--optbench-html", "afile/deeper/page.html", "--optbench-html afile/deeper/page.html: afile is a file, not a"),
+    ("--junitxml", "afile/junit.xml", "--junitxml afile/junit.xml: afile is a file, not a directory."),
+])
+def test_a_report_that_can_never_be_written_is_refused_before_any_call(pytester, run, option, value, message):
+    pytester.makefile(".yaml", suite=pair_suite())
+    pytester.makeconftest(model_conftest('open("called", "w").write("yes"); return "50"'))
+    (pytester.path / "report.json").mkdir()
+    (pytester.path / "afile").write_text("x")
+    status, text = run(option, value)
+    assert status == 4
+    assert message in text
+    assert not (pytester.path / "called").exists()
+    no_crash(text)
+
+
 def test_every_report_is_written_even_when_one_cannot_be(pytester, run, monkeypatch):
     pytester.makefile(".yaml", suite=pair_suite())
-    (pytester.path / "report.json").mkdir()  # the JSON report's path is a directory
-    (pytester.path / "afile").write_text("x")  # the Markdown's parent is a file
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path))  # a directory, too
+    pytester.makeconftest(OBSTACLES)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path))  # a directory
     status, text = run("--model", "sim:optimist", "--optbench-report", "report.json",
                        "--optbench-markdown", "afile/summary.md", "--optbench-html", "page.html",
                        "--junitxml", "junit.xml")
@@ -162,7 +190,7 @@ def test_a_full_disk_for_the_job_summary_is_named(pytester, run, monkeypatch):
 
 
 def test_an_empty_run_whose_report_cannot_be_written_says_so(pytester, run):
-    (pytester.path / "report.json").mkdir()
+    pytester.makeconftest(OBSTACLES)
     status, text = run("--optbench-report", "report.json")
     assert status == 1  # nothing ran, and the report asked for is not there
     assert "--optbench-report report.json: not written (Is a directory)." in text
