@@ -149,8 +149,8 @@ class ControllerSession:
             from ..report.markdown import build_markdown
 
             markdown: list[str] = []
-            self._attempt("--optbench-markdown", options.markdown_path or step_summary,
-                          lambda: markdown.append(build_markdown(outcome, metadata)))
+            self._attempt("--optbench-markdown" if options.markdown_path else "$GITHUB_STEP_SUMMARY",
+                          options.markdown_path or step_summary, lambda: markdown.append(build_markdown(outcome, metadata)))
             if markdown and options.markdown_path:
                 path = options.markdown_path
                 self._attempt("--optbench-markdown", path, lambda: write_text(path, markdown[0]))
@@ -247,10 +247,8 @@ def _append(path: Path, text: str) -> None:
 def _write_html(path: Path, outcome: Outcome, metadata: dict[str, Any]) -> None:
     import warnings
 
-    from ..report.html import (  # matplotlib is imported only when asked
-        build_html,
-        write_html,
-    )
+    # matplotlib is imported only when an HTML report is asked for
+    from ..report.html import build_html, write_html
 
     with warnings.catch_warnings():
         # Plots of a run whose every answer failed are empty: matplotlib's legend warning
