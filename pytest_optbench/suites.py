@@ -218,20 +218,28 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 def _check_shape(root: yaml.Node, display: str) -> None:
     """Refuse documents nested deeper than ``MAX_DEPTH``, aliases that contain themselves,
     and aliases that expand to far more nodes than the file holds; iteratively, before
-    anything recursive sees the document."""
-    size: dict[int, int] = {}
+    anything recursive sees the document. (Scalars are counted where they are referenced:
+    only collections are worth remembering.)"""
+    if isinstance(root, yaml.ScalarNode):
+        return
+    size: dict[int, int] = {}  # expanded node count of each collection
     depth: dict[int, int] = {}
     entered: set[int] = set()
+    literal = 0  # nodes written in the file
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, finished = stack.pop()
         key = id(node)
         if finished:
-            kids = _children(node)
-            size[key] = 1 + sum(size[id(k)] for k in kids)
-            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
+            total, deepest = 1, 0
+            for kid in _children(node):
+                if isinstance(kid, yaml.ScalarNode):
+                    total, deepest = total + 1, max(deepest, 1)
+                else:
+                    total, deepest = total + size[id(kid)], max(deepest, depth[id(kid)])
+            size[key], depth[key] = total, deepest + 1
             entered.discard(key)
-            if depth[key] > MAX_DEPTH:
+            if deepest + 1 > MAX_DEPTH:
                 raise _shape_error(display, node, f"nested more than {MAX_DEPTH} levels deep")
             continue
         if key in size:
@@ -239,14 +247,17 @@ def _check_shape(root: yaml.Node, display: str) -> None:
         entered.add(key)
         stack.append((node, True))
         for kid in _children(node):
+            literal += 1
+            if isinstance(kid, yaml.ScalarNode):
+                continue
             if id(kid) in entered:
                 raise _shape_error(display, kid, "an alias refers to a node that contains it")
             if id(kid) not in size:
                 stack.append((kid, False))
-    limit = max(MAX_ALIAS_NODES, 10 * len(size))
-    if size[id(root)] - len(size) > limit:
+    limit = max(MAX_ALIAS_NODES, 10 * literal)
+    if size[id(root)] - literal > limit:
         raise SuiteError(f"{display}: malformed YAML (its aliases expand to {size[id(root)]:,} nodes from "
-                         f"{len(size):,}; at most {limit:,} may come from aliases).")
+                         f"{literal:,}; at most {limit:,} may come from aliases).")
 
 
 def _shape_error(display: str, node: yaml.Node, problem: str) -> SuiteError:
