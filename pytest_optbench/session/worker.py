@@ -143,13 +143,20 @@ def provider_options(options: RunOptions) -> Any:
 
 
 def check_model_spec(options: RunOptions) -> None:
-    """Build the --model once and close it, so a bad spec is a usage error on the xdist
-    controller too (which runs no item, so keeps no model, client or store)."""
+    """Build the --model once and close it, and open its response store once and close it,
+    so that a bad spec or a corrupt, read-only or foreign store is a usage error on the xdist
+    controller too (which runs no item, so keeps no model, client or store); in the workers
+    it would crash each of them with a traceback."""
     if not options.model_spec:
         return
     from ..providers import build_model
+    from ..providers.api import ApiProvider
 
     model = build_model(options.model_spec, provider_options(options))
     close = getattr(model, "close", None)
     if callable(close):
         close()
+    if isinstance(model, ApiProvider):
+        from ..elicit.store import ResponseStore
+
+        ResponseStore(options.cache_dir / "responses.sqlite", read_only=options.engine.offline).close()

@@ -248,6 +248,23 @@ def test_a_bad_key_costs_one_request_and_one_failed_item(pytester, run):
     no_crash(text)
 
 
+def test_a_foreign_store_under_xdist_is_one_sentence_before_any_call(pytester, run):
+    import sqlite3
+
+    pytester.makefile(".yaml", suite=pair_suite(4))
+    store = pytester.path / "cache" / "responses.sqlite"
+    store.parent.mkdir()
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TABLE answers (id INTEGER PRIMARY KEY, body TEXT)")
+    with FakeAPI() as api:
+        status, text = run("--model", "openai:fake", "--base-url", api.openai_url, "--optbench-cache-dir", "cache",
+                           "-n", "2")
+        asked = len(api.requests)
+    assert status == 4 and asked == 0
+    assert "cache/responses.sqlite: its table 'answers' is not a pytest-optbench response store's" in text
+    assert "node down" not in text and "Traceback" not in text
+
+
 def test_a_hung_server_is_bounded_by_the_session_deadline(pytester, run):
     pytester.makefile(".yaml", suite=pair_suite(20))
     with FakeAPI(fault_for=lambda request: "timeout", timeout_sleep=30) as api:
