@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Run, pair_suite
 
+from conftest import Run, pair_suite
 from pytest_optbench.testing import FakeAPI
 
 SECRET = "sk-test-SECRET-abc123XYZ"
@@ -169,8 +169,8 @@ def test_corrupt_store_is_a_usage_error_in_one_sentence(optbench, api):
     assert result.ret == 4, result.text  # a usage error, before any item runs
     assert api.requests == []
     lines = [line for line in result.text.splitlines() if "responses.sqlite" in line]
-    assert lines == [f"ERROR: {path}: the response store is not a readable SQLite database (file is not a "
-                     "database); move it away or choose another --optbench-cache-dir."]
+    assert lines == [(f"ERROR: {path}: the response store is not a readable SQLite database (file is not a "
+                     "database); move it away or choose another --optbench-cache-dir.")]
     assert "Traceback" not in result.text
     assert result.report is None
 

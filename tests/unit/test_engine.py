@@ -15,13 +15,16 @@ from collections import Counter
 import pytest
 
 from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
+from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts import PromptSpec
-from pytest_optbench.providers.anthropic_provider import DEFAULT_MAX_TOKENS, AnthropicProvider
+from pytest_optbench.providers.anthropic_provider import (
+    DEFAULT_MAX_TOKENS,
+    AnthropicProvider,
+)
 from pytest_optbench.providers.api import CallFailed, public_url
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.openai_provider import MAX_N, OpenAIProvider
-from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.testing import FakeAPI
 
 OPENAI_KEY = "sk-test-SECRET-abc123XYZ"
@@ -363,8 +366,8 @@ def test_max_retries_exhausted_gives_error_answers_and_stores_nothing(fake, make
     assert len(server.requests) == 3  # the first try and two retries
     record = elicitor.record(spec(samples=3))
     assert len(server.requests) == 3  # record() does not ask again for a key that failed
-    assert [a.error for a in record.answers] == ["openai: HTTP 500: Error code: 500 - The server had an error "
-                                                 "(after 2 retries)"] * 3
+    assert [a.error for a in record.answers] == [("openai: HTTP 500: Error code: 500 - The server had an error "
+                                                 "(after 2 retries)")] * 3
     assert elicitor.stats.retries == 2 and elicitor.stats.failed == 3
     key = elicitor.key(spec(samples=3))
     assert elicitor.store.count([key]) == {key: 0}
@@ -610,8 +613,8 @@ def test_reasoning_families_send_no_temperature_from_the_start(fake, make, model
     assert "temperature" not in bodies[0] and "max_tokens" not in bodies[0]
     assert bodies[0]["max_completion_tokens"] == 32 and bodies[0]["n"] == 2
     assert all(a.error is None for a in record.answers)
-    assert elicitor.provider.notes == [f"{model} is a reasoning model: temperature is not sent and max_tokens "
-                                       "is sent as max_completion_tokens"]
+    assert elicitor.provider.notes == [(f"{model} is a reasoning model: temperature is not sent and max_tokens "
+                                       "is sent as max_completion_tokens")]
 
 
 @pytest.mark.parametrize("model", ["gpt-4.1-mini", "gpt-4o", "gpt-5-chat-latest", "llama3"])
