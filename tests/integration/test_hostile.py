@@ -290,7 +290,8 @@ def test_a_hostile_baseline_is_refused_before_any_call(pytester, run):
     pytester.makefile(".yaml", suite=pair_suite())
     pytester.makeconftest(model_conftest('open("called", "w").write("yes"); return "50"'))
     bad = {"format": "pytest-optbench-report", "format_version": 1, "run": {}, "items": [],
-           "aggregates": [{"suite": "demo", "condition": "base", "metric": "skew", "value": "abc"}], "gates": []}
+           "aggregates": [{"suite": "demo", "condition": "base", "metric": "skew", "value": "abc", "ci_low": None,
+                           "ci_high": None}], "gates": []}
     (pytester.path / "base.json").write_text(json.dumps(bad))
     status, text = run("--optbench-baseline", "base.json")
     assert status == 4
