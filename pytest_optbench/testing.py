@@ -3,7 +3,8 @@
 It speaks the real wire protocol (``POST /v1/chat/completions`` and ``POST /v1/messages``),
 so the official SDKs talk to it unchanged, and it injects the faults real servers produce:
 429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth errors, rejected
-parameters. Loopback only.
+parameters. It also runs both batch APIs (OpenAI's Files + Batches, Anthropic's Message
+Batches; ``testing_batches.py``) with batch faults: expiry, failure, partial failure. Loopback only.
 
     with FakeAPI(answer=lambda req: "60") as api:
         ... --model openai:fake --base-url {api.openai_url}
@@ -19,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .testing_batches import FakeBatches
 
 FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson")
 
@@ -58,6 +61,7 @@ class FakeAPI:
     timeout_sleep: float = 5.0
     port_number: int = 0  # 0: any free port
     requests: list[FakeRequest] = field(default_factory=list)
+    batches: FakeBatches = field(default_factory=FakeBatches)  # the batch APIs (testing_batches.py)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -78,6 +82,9 @@ class FakeAPI:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 api._handle(self, raw)
+
+            def do_GET(self) -> None:  # noqa: N802 - batch status, files and results
+                api._handle(self, b"")
 
         class QuietServer(ThreadingHTTPServer):
             request_queue_size = 128  # a burst of concurrent connections must not overflow
@@ -116,6 +123,8 @@ class FakeAPI:
 
     def _handle(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
         path = handler.path.split("?")[0]
+        if self.batches.handles(handler.command, path):
+            return self.batches.handle(self, handler, handler.command, path, raw)
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
