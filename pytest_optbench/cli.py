@@ -5,6 +5,7 @@
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  model vs language spread of Track B Skew
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
+    optbench collect                  pick up the store's open provider batches
 """
 
 from __future__ import annotations
@@ -136,6 +137,30 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_collect(args: argparse.Namespace) -> int:
+    import os
+
+    from .elicit.batch import collect_batches
+    from .elicit.store import StoreError
+
+    try:
+        return collect_batches(Path(args.cache_dir) / "responses.sqlite", args.wait, args.base_url, dict(os.environ),
+                               print)
+    except StoreError as exc:
+        print(f"optbench collect: {exc}", file=sys.stderr)
+        return 2
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text!r}")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,6 +184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)
+    collect = sub.add_parser("collect", help="pick up the results of the store's open provider batches")
+    collect.add_argument("--cache-dir", default=".optbench", metavar="DIR",
+                         help="the response store's directory (default: .optbench)")
+    collect.add_argument("--wait", type=_seconds, default=0.0, metavar="SECONDS",
+                         help="wait up to this long for open batches to end (default 0)")
+    collect.add_argument("--base-url", metavar="URL", help="API base URL, when the store's is not the one to use")
+    collect.set_defaults(func=cmd_collect)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))

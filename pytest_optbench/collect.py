@@ -125,6 +125,12 @@ class OptbenchItem(pytest.Function):
         if errors:
             total = len(record.answers())
             raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+        if pending := record.pending_batches:  # never a pass: skipped, or failed under strict mode
+            worker = get_worker(self.config)
+            note = worker.pending_note(pending)
+            if getattr(worker.options, "strict", False):
+                raise ItemFailed(f"{note} (strict mode)")
+            pytest.skip(note)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (ItemFailed, ModelError)):

@@ -54,6 +54,9 @@ class RunOptions:
     html_path: Path | None = None
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
+    batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
+    batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
+    batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
 
 
 def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,
@@ -82,6 +85,8 @@ _temperature = _number(float, 0, 2)
 _probability = _number(float, 0, 1)
 _positive_float = _number(float, above=0)
 _int = _number(int)
+_seconds = _number(float, low=0)
+
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -136,6 +141,15 @@ def add_options(parser: pytest.Parser) -> None:
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
                      help="answer from the response store only; name what is missing")
+    engine.addoption("--optbench-batch", dest="optbench_batch", action="store_true",
+                     help="ask through the provider's batch API (OpenAI Batch, Anthropic Message Batches: half "
+                          "price, larger limits); batch ids are kept in the store and a later run picks the "
+                          "answers up")
+    engine.addoption("--optbench-batch-wait", dest="optbench_batch_wait", type=_seconds, default=0.0,
+                     metavar="SECONDS", help="with --optbench-batch: wait up to this long for open batches to end "
+                                             "(default 0: submit, collect what has ended, report the rest pending)")
+    engine.addoption("--optbench-batch-size", dest="optbench_batch_size", type=_positive_int, metavar="N",
+                     help="with --optbench-batch: at most N lines per batch (default: the provider's limit)")
 
 
 def read_options(config: pytest.Config) -> RunOptions:
@@ -181,4 +195,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         ),
         timeout=config.getoption("optbench_timeout"),
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
+        batch=bool(config.getoption("optbench_batch")),
+        batch_wait=config.getoption("optbench_batch_wait"),
+        batch_size=config.getoption("optbench_batch_size"),
     )

@@ -47,12 +47,16 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     try:  # fail fast on a bad --model, store, thresholds or baseline, before anything is called
+        controller = None
         if is_controller(config):
             controller = _controller(config, options, run_id)
             config.stash[CONTROLLER_KEY] = controller
             config.pluginmanager.register(ControllerHooks(controller), "optbench-controller")
             if config.pluginmanager.hasplugin("xdist"):
                 config.pluginmanager.register(XdistControllerHooks(controller), "optbench-xdist")
+            if options.batch:
+                controller.extra["batch"] = {"wait_seconds": options.batch_wait, "max_lines": options.batch_size,
+                                             "open": {}}
         if not (is_controller(config) and _distributed(config)):
             worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input))
             config.stash[WORKER_KEY] = worker
@@ -96,6 +100,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     worker = session.config.stash.get(WORKER_KEY, None)
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_requests"] = worker.request_counts()
+        session.config.workeroutput["optbench_batch"] = worker.batch_info()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -196,6 +201,10 @@ class ControllerHooks:
 
             if progress_wanted(session.config.get_verbosity()):
                 self.progress = worker.progress = Progress()
+            elif worker.options.batch:  # no progress bar (CI, -q): a batch wait shows a line now and then
+                reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+                if reporter is not None and session.config.get_verbosity() >= 0:
+                    worker.status = reporter.write_line
 
     def pytest_sessionfinish(self) -> None:
         if self.progress is not None:
@@ -207,6 +216,7 @@ class ControllerHooks:
         worker = session.config.stash.get(WORKER_KEY, None)
         if worker is not None:  # a serial run; xdist workers send theirs as they go down
             self.controller.add_request_counts(worker.request_counts())
+            self.controller.add_batch_info(worker.batch_info())
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records):
             session.testsfailed += 1  # fail the session the way pytest-cov does
@@ -219,6 +229,11 @@ class ControllerHooks:
 
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
+        if controller.outcome is not None and (controller.outcome.pending or controller.options.batch):
+            from .report.scale import write_batch_lines
+
+            write_batch_lines(terminalreporter, controller.outcome, controller.metadata(),
+                              bool(getattr(controller.options, "strict", False)))
 
 
 class XdistControllerHooks:
@@ -236,3 +251,4 @@ class XdistControllerHooks:
         counts = getattr(node, "workeroutput", {}).get("optbench_requests")
         if counts:
             self.controller.add_request_counts(counts)
+        self.controller.add_batch_info(getattr(node, "workeroutput", {}).get("optbench_batch") or {})

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 REFUSAL_VALUE = 50.0
+BATCH_PRICE = 0.5  # both providers bill an answer from a batch at half the real-time price
 
 
 @dataclass
@@ -25,6 +26,12 @@ class Answer:
     cached: bool | None = None  # API answers: read from the store, not paid for in this run
     input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
     output_tokens: int = 0
+    batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
+
+    @property
+    def pending(self) -> bool:
+        """Still in an open provider batch: no text, no error yet."""
+        return self.batch is not None and self.raw is None and self.error is None
 
 
 @dataclass
@@ -90,11 +97,16 @@ class ItemRecord:
     def errors(self) -> list[str]:
         return [a.error for a in self.answers() if a.error]
 
+    @property
+    def pending_batches(self) -> list[str]:
+        """Ids of the open batches that still owe this item answers (empty when none do)."""
+        return sorted({a.batch for a in self.answers() if a.pending and a.batch})
+
     def to_dict(self) -> dict[str, Any]:
         """Like ``dataclasses.asdict``, several times faster (it runs once per item)."""
         data = dict(self.__dict__)
         data["notes"] = list(self.notes)
-        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [dict(a.__dict__) for a in p.answers]}
+        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [_answer_dict(a) for a in p.answers]}
                            for p in self.prompts]
         return data
 
@@ -105,6 +117,13 @@ class ItemRecord:
             for p in data["prompts"]
         ]
         return cls(**{**data, "prompts": prompts})
+
+
+def _answer_dict(answer: Answer) -> dict[str, Any]:
+    data = dict(answer.__dict__)
+    if data["batch"] is None:  # real-time answers keep the report as it was
+        del data["batch"]
+    return data
 
 
 class ReportError(ValueError):

@@ -62,7 +62,7 @@ class FakeBatch:
 class FakeBatches:
     polls: int = 1  # retrieves that see a batch in progress before it ends
     faults: list[str] = field(default_factory=list)  # one per created batch, in order
-    fault_for: Callable[[int], str | None] | None = None  # or decided by the batch's number (0, 1, ...)
+    fault_for: Callable[[FakeBatch], str | None] | None = None  # or decided per batch (its id, its lines)
     line_fault: Callable[[FakeRequest], str | None] | None = None
     max_lines: int | None = None  # default: the provider's (50,000 / 100,000)
     max_bytes: int | None = None  # default: the provider's (200 MB / 256 MB)
@@ -196,10 +196,10 @@ class FakeBatches:
         with self._lock:
             number = len(self.batches)
             fault = self.faults.pop(0) if self.faults else None
-            if fault is None and self.fault_for is not None:
-                fault = self.fault_for(number)
             prefix = "batch_" if api == "openai" else "msgbatch_"
             batch = FakeBatch(f"{prefix}{number + 1:06d}", api, lines, time.time(), fault)
+            if fault is None and self.fault_for is not None:
+                batch.fault = fault = self.fault_for(batch)
             batch.status = "validating" if api == "openai" else "in_progress"
             if fault == "hold":
                 self._held.add(batch.id)

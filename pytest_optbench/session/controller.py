@@ -35,10 +35,17 @@ class ControllerSession:
         self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
         self.baseline_display: str | None = None
         self.requests: dict[str, int] = {}  # summed over the processes that elicited
+        self.pending: dict[tuple[str, str, str], ItemRecord] = {}  # answers still in open provider batches
+        self.extra: dict[str, Any] = {}  # more sections of the report's run metadata (shard, merge)
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
             self.requests[name] = self.requests.get(name, 0) + int(count)
+
+    def add_batch_info(self, info: dict[str, Any]) -> None:
+        """--optbench-batch: the open batches a process's prompts wait for (ids, expiry)."""
+        if info.get("open"):
+            self.extra.setdefault("batch", {}).setdefault("open", {}).update(info["open"])
 
     def load_baseline(self, root: Path) -> None:
         """Read --optbench-baseline now, so a bad file is a usage error before any call."""
@@ -57,7 +64,10 @@ class ControllerSession:
             from ..records import ItemRecord
 
             record = ItemRecord.from_dict(data)
-            self.records[record.key] = record
+            if record.pending_batches:  # not scored until its batch has delivered every answer
+                self.pending[record.key] = record
+            else:
+                self.records[record.key] = record
         elif report.failed and report.nodeid.split("::")[0].endswith((".yaml", ".yml")):
             # A crashed worker or a failing fixture: the item sent no answers.
             self.missing.append(report.nodeid)
@@ -98,6 +108,7 @@ class ControllerSession:
             "provider_notes": self.outcome.notes() if self.outcome else [],
             "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
                        "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},
+            **self.extra,
         }
 
     def finish(self) -> Outcome:
@@ -124,7 +135,8 @@ class ControllerSession:
             comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
-                               language_skews(records, options), comparison)
+                               language_skews(records, options), comparison,
+                               pending=[self.pending[k] for k in sorted(self.pending)])
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> None:

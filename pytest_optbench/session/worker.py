@@ -38,6 +38,7 @@ class WorkerSession:
         self.model: Any = None  # built from --model; None means "skip items"
         self.elicitor: ApiElicitor | None = None
         self.progress: Callable[[EngineStats], None] | None = None
+        self.status: Callable[[str], None] | None = None  # batch mode: a status line now and then
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -56,6 +57,11 @@ class WorkerSession:
             # --concurrency is for the whole run: xdist workers share it (a rate limit is too).
             per_worker = max(1, -(-self.options.engine.concurrency // self.shard[1]))
             settings = replace(self.options.engine, run_id=self.run_id, concurrency=per_worker)
+            if self.options.batch:
+                self.elicitor = batch_elicitor(self.model, store, settings, self.options, self.shard,
+                                               lambda stats: self.progress and self.progress(stats),
+                                               lambda text: self.status and self.status(text))
+                return
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
 
@@ -93,6 +99,20 @@ class WorkerSession:
             return [self.elicitor.record(spec) for spec in specs]
         return elicit(as_model(model), specs)
 
+    def pending_note(self, batch_ids: Sequence[str]) -> str:
+        """The sentence an item whose answers are still in open batches is reported with."""
+        note = getattr(self.elicitor, "pending_note", None)
+        if callable(note):
+            return str(note(batch_ids))
+        from ..elicit.batch import pending_sentence
+
+        return pending_sentence(batch_ids, {})
+
+    def batch_info(self) -> dict[str, Any]:
+        """--optbench-batch: the open batches this process's prompts wait for (report metadata)."""
+        info = getattr(self.elicitor, "open_info", None)
+        return {"open": info()} if callable(info) else {}
+
     def request_counts(self) -> dict[str, int]:
         """Requests, retries, time-outs and parameter changes of this process (API models)."""
         return self.elicitor.request_counts() if self.elicitor is not None else {}
@@ -116,6 +136,20 @@ def provider_options(options: RunOptions) -> Any:
     return ProviderOptions(options.base_url, options.timeout, options.seed)
 
 
+def batch_elicitor(model: Any, store: Any, settings: Any, options: RunOptions, shard: tuple[int, int],
+                   on_progress: Callable[[Any], Any], on_status: Callable[[str], Any]) -> Any:
+    """The engine of --optbench-batch; a provider without a batch API is a usage error."""
+    from ..elicit.batch import BatchElicitor, BatchSettings, BatchUnsupported
+    from ..providers import ProviderError
+
+    try:
+        return BatchElicitor(model, store, settings, BatchSettings(options.batch_wait, options.batch_size),
+                             shard=shard, on_progress=on_progress, on_status=on_status)
+    except BatchUnsupported as exc:
+        store.close()
+        raise ProviderError(str(exc)) from None
+
+
 def check_model_spec(options: RunOptions) -> None:
     """Build the --model and open its store once, then close both, so a bad spec or a
     corrupt store is a usage error on the xdist controller too (which runs no item, so
@@ -130,6 +164,13 @@ def check_model_spec(options: RunOptions) -> None:
     try:
         if isinstance(model, ApiProvider):
             ResponseStore(options.cache_dir / "responses.sqlite").close()
+            if options.batch:
+                from ..providers import ProviderError
+                from ..providers.batch_api import batch_client
+
+                if batch_client(model) is None:
+                    raise ProviderError(f"--optbench-batch: provider {model.provider!r} has no batch API (openai "
+                                        "and anthropic have one); leave the option out to ask in real time.")
     finally:
         close = getattr(model, "close", None)
         if callable(close):
