@@ -57,6 +57,7 @@ class RunOptions:
     batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
+    shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
 
 
 def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,
@@ -87,6 +88,17 @@ _positive_float = _number(float, above=0)
 _int = _number(int)
 _seconds = _number(float, low=0)
 
+
+def _shard(text: str) -> tuple[int, int]:
+    """``I/N`` (1 <= I <= N) -> (I - 1, N)."""
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like I/N (e.g. 2/4), got {text!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"must be I/N with 1 <= I <= N (e.g. 2/4), got {text!r}")
+    return i - 1, n
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -150,6 +162,9 @@ def add_options(parser: pytest.Parser) -> None:
                                              "(default 0: submit, collect what has ended, report the rest pending)")
     engine.addoption("--optbench-batch-size", dest="optbench_batch_size", type=_positive_int, metavar="N",
                      help="with --optbench-batch: at most N lines per batch (default: the provider's limit)")
+    engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
+                     help="run shard I of N: a stable, balanced share of the selected items (every condition "
+                          "and sample of an item in one shard); merge the JSON reports with optbench merge")
 
 
 def read_options(config: pytest.Config) -> RunOptions:
@@ -198,4 +213,5 @@ def read_options(config: pytest.Config) -> RunOptions:
         batch=bool(config.getoption("optbench_batch")),
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),
+        shard=config.getoption("optbench_shard"),
     )

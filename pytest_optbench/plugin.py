@@ -57,6 +57,10 @@ def pytest_configure(config: pytest.Config) -> None:
             if options.batch:
                 controller.extra["batch"] = {"wait_seconds": options.batch_wait, "max_lines": options.batch_size,
                                              "open": {}}
+        if options.shard is not None:  # --optbench-shard I/N: this job's share of the items
+            from .session.shard import register
+
+            register(config, options.shard, controller, is_controller(config) and _distributed(config))
         if not (is_controller(config) and _distributed(config)):
             worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input))
             config.stash[WORKER_KEY] = worker
@@ -74,8 +78,11 @@ def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerS
 
         display = display_path(options.thresholds_path, config.rootpath)
         gates = load_thresholds(options.thresholds_path, display)
+    if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
+        gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id)
-    controller.load_baseline(config.rootpath)
+    if options.shard is None:
+        controller.load_baseline(config.rootpath)
     return controller
 
 
@@ -229,7 +236,8 @@ class ControllerHooks:
 
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
-        if controller.outcome is not None and (controller.outcome.pending or controller.options.batch):
+        if controller.outcome is not None and (controller.outcome.pending or controller.options.batch
+                                               or controller.options.shard):
             from .report.scale import write_batch_lines
 
             write_batch_lines(terminalreporter, controller.outcome, controller.metadata(),

@@ -1,4 +1,5 @@
-"""Summary lines for batch runs: what batches cost, what they did, what is still pending.
+"""Summary lines for runs past one machine: what batches cost, what they did, what is still
+pending; which CI shard this was.
 
 Pure text for the terminal summary (and ``optbench gate``); styles are the terminal
 reporter's keywords (``red``, ``yellow``). Nothing here computes beyond formatting.
@@ -19,6 +20,13 @@ def batch_lines(outcome: Outcome | None, metadata: Mapping[str, Any], strict: bo
     if outcome is None:
         return []
     lines: list[Line] = []
+    shard = metadata.get("shard")
+    if isinstance(shard, dict) and shard.get("count"):
+        lines.append((
+            (f"optbench shard {shard.get('index')}/{shard.get('count')}: {len(shard.get('assigned') or []):,} of "
+            f"{int(shard.get('results_total') or 0):,} item results ({int(shard.get('answers') or 0):,} answers); "
+            "aggregates cover this shard only, gates and baseline are judged on the merged run "
+            "(optbench merge, then optbench gate)"), None))
     usage = outcome.usage()
     if usage.get("paid_in_batches"):
         price = float(usage.get("batch_price", 0.5))
