@@ -385,7 +385,7 @@ def _openai_batch(batch: FakeBatch) -> dict[str, Any]:
         "cancelled_at": ended if batch.status == "cancelled" else None,
         "request_counts": {"total": len(batch.lines), "completed": done,
                            "failed": len(batch.results) - done if batch.ended else 0},
-        "metadata": {"created_by": "pytest-optbench"},
+        "metadata": None,
     }
 
 

@@ -351,6 +351,8 @@ class BatchElicitor(ApiElicitor):
         ``free``: a split batch or a short answer, not a failure: no resubmission used up."""
         if line.key not in self.specs:
             return []
+        if line.batch_id not in self.mine:  # an earlier run's line: its samples are simply missing now
+            retryable = True
         spot = (line.key, line.first)
         if not retryable or (spot in self.asked_again and not free):
             self._fail(line.key, message if not retryable else f"{message}; it was already asked again once in this run")
@@ -388,7 +390,7 @@ class BatchElicitor(ApiElicitor):
                      f"{len(open_)} batch(es) open{shown}",
                      (f"{self.counts['batches_submitted']} submitted, "
                       f"{self.counts['batch_lines_resubmitted']:,} line(s) resubmitted")]
-        if open_ and not final:
+        if open_ and not final and left >= 1:
             parts.append(f"waiting up to {_duration(left)} more")
         if self.poll_problem:
             parts.append(self.poll_problem)

@@ -86,7 +86,7 @@ class AnthropicBatches(BatchClient):
         status = str(getattr(batch, "processing_status", "") or "")
         expires = getattr(batch, "expires_at", None)
         return BatchState(
-            id=str(batch.id), status=status, ended=status == "ended",
+            id=str(batch.id), status=status, ended=status == "ended" or bool(getattr(batch, "results_url", None)),
             expires_at=float(expires.timestamp()) if expires is not None and hasattr(expires, "timestamp") else None,
             total=sum(count(n) for n in ("processing", "succeeded", "errored", "canceled", "expired")),
             done=count("succeeded"), errored=count("errored") + count("canceled") + count("expired"),

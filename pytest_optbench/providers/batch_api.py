@@ -100,7 +100,7 @@ class BatchClient:
         """An SDK exception as a ``CallFailed``; a refusal over size as ``BatchTooLarge``."""
         failure = self.api.sdk_failure(exc, self.sdk())
         text = str(failure).lower()
-        if failure.status == 413 or (failure.status == 400 and _SIZE_WORDS.search(text)):
+        if failure.status == 413 or (failure.status in (400, 422) and _SIZE_WORDS.search(text)):
             return BatchTooLarge(str(failure), status=failure.status)
         return failure
 

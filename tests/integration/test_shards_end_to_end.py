@@ -128,3 +128,27 @@ def test_merge_names_what_differs_or_is_missing(pytester, runs, capsys, monkeypa
     assert "Traceback" not in text
     code = optbench_main(["gate", "missing.json"])
     assert code == 4 and "cannot read the report" in capsys.readouterr().err
+
+
+def test_more_shards_than_items_leaves_empty_shards_that_pass_and_merge(pytester, capsys, monkeypatch):
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from conftest import pair_suite
+
+    (pytester.path / "suites").mkdir()
+    (pytester.path / "suites" / "pairs.yaml").write_text(pair_suite(n=2))
+    codes = []
+    for index in range(1, 4):
+        result = pytester.runpytest_subprocess(
+            "suites", "--model", "sim:calibrated", "--optbench-shard", f"{index}/3", "--optbench-report",
+            f"p{index}.json", "--optbench-bootstrap", "200", "-p", "no:cacheprovider")
+        codes.append(result.ret)
+    assert codes == [0, 0, 0]
+    reports = [json.loads((pytester.path / f"p{i}.json").read_text()) for i in range(1, 4)]
+    assert sorted(len(r["run"]["shard"]["assigned"]) for r in reports) == [0, 1, 1]
+    monkeypatch.chdir(pytester.path)
+    capsys.readouterr()
+    assert optbench_main(["merge", "p1.json", "p2.json", "p3.json", "--output", "all.json"]) == 0
+    assert optbench_main(["gate", "all.json"]) == 0
+    assert "2 item results scored" in capsys.readouterr().out
