@@ -188,9 +188,12 @@ def cmd_collect(args: argparse.Namespace) -> int:
     from .elicit.batch import collect_batches
     from .elicit.store import StoreError
 
+    path = Path(args.cache_dir) / "responses.sqlite"
+    if not path.is_file():
+        print(f"optbench collect: {path}: no response store there (pass --cache-dir DIR).", file=sys.stderr)
+        return 2
     try:
-        return collect_batches(Path(args.cache_dir) / "responses.sqlite", args.wait, args.base_url, dict(os.environ),
-                               print)
+        return collect_batches(path, args.wait, args.base_url, dict(os.environ), print)
     except StoreError as exc:
         print(f"optbench collect: {exc}", file=sys.stderr)
         return 2

@@ -422,3 +422,18 @@ def test_a_failing_poll_keeps_the_batch_open_and_says_why(fake, make):
     note = later.pending_note([batch.id])
     assert batch.id in note and "could not poll" in note and "401" in note
     assert OPENAI_KEY not in note
+
+
+def test_the_collect_command_names_a_missing_store_and_a_bad_wait(tmp_path, capsys):
+    from pytest_optbench.cli import main
+
+    assert main(["collect", "--cache-dir", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "no response store there" in err and err.count("\n") == 1
+    assert not (tmp_path / "nowhere").exists()
+    ResponseStore(tmp_path / "responses.sqlite").close()
+    assert main(["collect", "--cache-dir", str(tmp_path)]) == 0
+    assert "no open batches" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main(["collect", "--cache-dir", str(tmp_path), "--wait", "-1"])
+    assert exit_.value.code == 2 and "must be at least 0" in capsys.readouterr().err
