@@ -261,12 +261,6 @@ class ControllerHooks:
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
         controller.write_problems(terminalreporter)
-        if controller.outcome is not None and (controller.outcome.pending or controller.options.batch
-                                               or controller.options.shard):
-            from .report.scale import write_batch_lines
-
-            write_batch_lines(terminalreporter, controller.outcome, controller.metadata(),
-                              controller.options.strict)
 
 
 class XdistControllerHooks:

@@ -186,7 +186,7 @@ class ControllerSession:
         if options.report_path:  # an empty run still leaves its report for CI artifacts
             path = options.report_path
             self._attempt("--optbench-report", path, lambda: write_report(path, build_report(outcome, metadata)))
-        if not (outcome.records or outcome.missing or outcome.warnings):
+        if not (outcome.records or outcome.missing or outcome.warnings or outcome.pending):
             return self.output_errors
         if options.markdown_path or step_summary:
             from ..report.markdown import build_markdown

@@ -68,7 +68,6 @@ class TextReporter:
 def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
     ThresholdsError or ValueError with one sentence."""
-    from ..report.scale import write_batch_lines
     from ..report.summary import write_summary
     from ..scoring.gates import load_thresholds
 
@@ -102,7 +101,6 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     reporter = TextReporter(write, args.verbose)
     metadata = controller.metadata()
     write_summary(reporter, outcome, metadata, bool(gates))
-    write_batch_lines(reporter, outcome, metadata, args.strict)
     failed_items = [r for r in outcome.records if r.errors]
     code = EXIT_OK
     if not (outcome.records or outcome.pending or outcome.missing):
@@ -166,6 +164,7 @@ def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: Path | 
         baseline_path=args.baseline,
         engine=EngineSettings(max_tokens=max_tokens if isinstance(max_tokens, int) else None,
                               offline=bool(engine.get("offline", False))),
+        strict=args.strict,
     )
 
 

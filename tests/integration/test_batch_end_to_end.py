@@ -109,22 +109,25 @@ def test_batch_run_with_faults_then_a_rerun_finishes_without_resubmitting(optben
         assert SECRET not in second.text and SECRET not in first.text
 
 
-def test_strict_mode_fails_pending_items(optbench_serial, env):
-    """Strict mode (another option's work) is read from the run options: pending items fail."""
+def test_strict_mode_fails_pending_items_and_every_report_says_so(optbench_serial, env):
+    """Pending items fail under --optbench-strict; the terminal, Markdown and HTML name them."""
     optbench = optbench_serial
-    optbench.write("suites/pairs.yaml", pair_suite(n=2))
-    optbench.write("conftest.py", """
-        from pytest_optbench.session.worker import WORKER_KEY
-
-        def pytest_collection(session):
-            object.__setattr__(session.config.stash[WORKER_KEY].options, "strict", True)
-        """)
+    # Without the narrative fields, which strict mode refuses as unused by this suite.
+    optbench.write("suites/pairs.yaml", "\n".join(line for line in pair_suite(n=2).splitlines()
+                                                 if "narrative_" not in line))
     with FakeAPI(batches=FakeBatches(polls=0, faults=["hold"])) as server:
-        result = run(optbench, server)
+        result = run(optbench, server, "--optbench-strict", "--optbench-markdown", "summary.md",
+                     "--optbench-html", "report.html")
         assert result.ret == 1, result.text
         result.result.assert_outcomes(failed=2)
         assert "(strict mode)" in result.text and "msgbatch" not in result.text
         assert len(result.report["items_pending"]) == 2
+        sentence = "2 item result(s) wait for answers in batch"
+        assert sentence in result.text
+        markdown = (optbench.pytester.path / "summary.md").read_text(encoding="utf-8")
+        assert f"- ⚠️ {sentence}" in markdown and "they fail under strict mode" in markdown
+        html = (optbench.pytester.path / "report.html").read_text(encoding="utf-8")
+        assert f'<p class="note warn">{sentence}' in html
 
 
 def test_anthropic_batch_run_and_a_provider_without_batches(optbench_serial, env):
