@@ -18,8 +18,8 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("didyoumean", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
-    ("suite_checks", "facts"),
+    ("didyoumean", "numerals", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("suite_checks", "translations", "facts"),
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
     ("report",),
