@@ -3,7 +3,7 @@
     optbench lint [PATH ...]          check suites against the construction rules
     optbench compare REPORT ...       several runs side by side (and --html PATH)
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
-    optbench crosslingual REPORT ...  model vs language spread of Track B Skew
+    optbench crosslingual REPORT ...  every metric by model and language; model vs language spread
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
 """
 
@@ -23,10 +23,11 @@ from .metrics.variance import decompose
 from .records import ReportError, load_report, report_records
 from .report.json_report import write_report
 from .report.model import build_compare_model
+from .report.model.crosslingual import build_crosslingual_model
 from .report.model.fmt import as_float, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
-from .scoring.crosslingual import LanguageSkew, model_language_ratio
+from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -104,22 +105,33 @@ def cmd_variance(args: argparse.Namespace) -> int:
 def cmd_crosslingual(args: argparse.Namespace) -> int:
     """Track B Skew by model and language, as each report's language table stored it."""
     by_model = {}
+    reports = {}
     for path in map(Path, args.reports):
         data = load_report(path)
         model = str(data["run"].get("model") or path.stem)
         by_model[model] = stored_language_skews(data, path)
+        reports[model] = (data, path)
     result = model_language_ratio(by_model)
-    if len(result.models) < 2 or len(result.languages) < 2:
+    every = build_crosslingual_model({model: stored_language_metrics(data, path) for model, (data, path) in
+                                      reports.items()})
+    if (len(result.models) < 2 or len(result.languages) < 2) and every.spreads.empty:
         print("optbench crosslingual: need reports of at least two models over at least two shared languages "
               f"(got {len(result.models)} models, {len(result.languages)} shared languages).", file=sys.stderr)
         return 2
-    body = [[m] + [value_text("skew", result.matrix[(m, lang)]) for lang in result.languages] for m in result.models]
-    print("Track B Skew (pp, base condition) by model and language:")
-    for line in table(["model", *result.languages], body):
-        print(line)
-    print(f"inter-model SD within a language (mean): {result.inter_model_sd:.2f} pp")
-    print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
-    print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
+    if len(result.models) >= 2 and len(result.languages) >= 2:
+        body = [[m] + [value_text("skew", result.matrix[(m, lang)]) for lang in result.languages]
+                for m in result.models]
+        print("Track B Skew (pp, base condition) by model and language:")
+        for line in table(["model", *result.languages], body):
+            print(line)
+        print(f"inter-model SD within a language (mean): {result.inter_model_sd:.2f} pp")
+        print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
+        print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
+    for part in (every.spreads, every.by_model):
+        if not part.empty:
+            print(f"\n{part.title}:")
+            for text, _style in render_table(part):
+                print(text)
     return 0
 
 
@@ -131,6 +143,19 @@ def stored_language_skews(data: dict[str, Any], path: Path) -> list[LanguageSkew
                              as_float(e.get("ci_high")), int(e.get("n") or 0)) for e in entries]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportError(f"{path}: an entry of 'languages.track_b_skew' is malformed "
+                          f"({type(exc).__name__}: {exc}).") from None
+
+
+def stored_language_metrics(data: dict[str, Any], path: Path) -> list[LanguageMetric]:
+    """The report's every metric per language (none in reports written before they were stored)."""
+    try:
+        entries = (data.get("languages") or {}).get("metrics") or []
+        return [LanguageMetric(str(e["bank"]), str(e["condition"]), str(e["metric"]),
+                               None if e.get("tolerance") is None else float(e["tolerance"]), str(e["language"]),
+                               str(e.get("suite") or e["bank"]), as_float(e.get("value")), as_float(e.get("ci_low")),
+                               as_float(e.get("ci_high")), int(e.get("n") or 0)) for e in entries]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ReportError(f"{path}: an entry of 'languages.metrics' is malformed "
                           f"({type(exc).__name__}: {exc}).") from None
 
 
@@ -166,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.add_argument("--output", default=".optbench/baseline.json",
                           help="where to keep the baseline (default: .optbench/baseline.json)")
     baseline.set_defaults(func=cmd_baseline)
-    crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
+    crosslingual = sub.add_parser("crosslingual", help="every metric by model and language, and model vs language spread, over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)
     args = parser.parse_args(argv)
