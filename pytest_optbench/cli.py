@@ -5,6 +5,7 @@
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  every metric by model and language; model vs language spread
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
+    optbench bank [PATH ...]          items per suite and language, as a Markdown table
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .bank import bank_table
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
@@ -36,6 +38,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(finding.line())
     print(summary_line(findings))
     return 1 if any(f.severity == ERROR for f in findings) else 0
+
+
+def cmd_bank(args: argparse.Namespace) -> int:
+    for line in bank_table([Path(p) for p in args.paths or ["suites"]]):
+        print(line)
+    return 0
 
 
 def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, object]]:
@@ -178,6 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
+    bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
+    bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
+    bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
     variance.add_argument("--condition", default="base", help="condition to use (default: base)")

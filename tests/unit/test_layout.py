@@ -20,7 +20,7 @@ LAYERS = [
     ("options", "text", "metrics"),
     ("didyoumean", "numerals", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
     ("suite_checks", "translations", "facts"),
-    ("prompts", "providers", "lint"),
+    ("prompts", "providers", "lint", "bank"),
     ("elicit", "scoring"),
     ("report",),
     ("collect", "session", "cli", "testing"),
