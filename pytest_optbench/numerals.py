@@ -8,11 +8,13 @@ decimal comma or the Arabic ``٫``. A written number can be read two ways ("1.20
 in German, 1.2 in English), so each number found carries every value it can mean, and two
 numbers match when their readings share a value.
 
-Chinese and Japanese numerals (三十, 两千) are read too, but only as a way to write a number
-the English has: they are never an extra number, since 一 is also "a" or "one" before a
-counter (一名学生, "a student") where the English has no digit at all. English number words
-("two years", "a dozen", "both", "half an hour") are read on the English side for the same
-reason: a translation may write them as digits; and 1 is never extra ("a year" is 1年).
+Chinese and Japanese numerals (三十, 两千) and Roman numerals ("siglo XIV" for "14th
+century") are read too, but only as a way to write a number the English has: they are never
+an extra number, since 一 is also "a" or "one" before a counter (一名学生, "a student")
+where the English has no digit at all. English number words ("two years", "Ninety-five
+Theses", "both", "half an hour"), month names ("July": 7月) and Roman numerals ("Henry
+VIII": 헨리 8세) are read on the English side for the same reason: a translation may write
+them as digits; and 1 is never extra ("a year" is 1年).
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ _ENGLISH_WORDS = {
     "fifth": 5, "tenth": 10, "double": 2, "triple": 3, "quarter": 25, "both": 2, "pair": 2, "couple": 2,
 }
 _ENGLISH_PHRASES = {"half an hour": 30, "quarter of an hour": 15, "quarter hour": 15}
-_WORD = re.compile(r"[a-z]+")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+# Roman numerals (centuries, regnal numbers: "siglo XIV", "Henry VIII"), upper case, whole
+# words, with a French ordinal ending ("XIVe siècle").
+_ROMAN = re.compile(r"(?<![^\W\d_])(?=[IVXLCDM])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})(?=(?:e|er|re|ère|ème)?(?![^\W\d_]))")
+_ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 # 1 is never an extra number: Japanese and Korean write "a year", "that month" with a
 # counter (1年, 1か月) where English has only an article.
 ALWAYS_ALLOWED = frozenset({1.0})
@@ -104,10 +114,35 @@ def cjk_numbers(text: str) -> list[Number]:
     return out
 
 
+def roman_numbers(text: str) -> list[Number]:
+    """Numbers in upper-case Roman numerals ("XIV", "VIII")."""
+    out = []
+    for m in _ROMAN.finditer(text):
+        digits = [_ROMAN_VALUES[c] for c in m.group()]
+        value = sum(-d if i + 1 < len(digits) and d < digits[i + 1] else d for i, d in enumerate(digits))
+        out.append(Number(m.group(), frozenset({float(value)})))
+    return out
+
+
+def _english_word_value(word: str) -> float | None:
+    if word in _ENGLISH_WORDS:
+        return float(_ENGLISH_WORDS[word])
+    if word in _MONTHS:  # July: 7月, 7월
+        return float(_MONTHS.index(word) + 1)
+    tens, _, unit = word.partition("-")  # ninety-five
+    if tens in _TENS and unit in _UNITS:
+        return float(10 * (_TENS.index(tens) + 2) + _UNITS.index(unit) + 1)
+    return None
+
+
 def english_word_values(text: str) -> frozenset[float]:
-    """Values of English number words ("two", "a dozen", "half"), which a translation may write as digits."""
+    """Values a translation may write in digits where the English has words: number words
+    ("two", "ninety-five", "a dozen", "half an hour"), month names ("July": 7月) and Roman
+    numerals ("Henry VIII")."""
     lower = text.lower()
-    found = {float(_ENGLISH_WORDS[w]) for w in _WORD.findall(lower) if w in _ENGLISH_WORDS}
+    words = [part for w in _WORD.findall(lower) for part in (w, *w.split("-")[: w.count("-") + 1 if "-" in w else 0])]
+    found = {v for w in words if (v := _english_word_value(w)) is not None}
+    found |= {w for n in roman_numbers(text) for w in n.values}
     return frozenset(found | {float(v) for phrase, v in _ENGLISH_PHRASES.items() if phrase in lower})
 
 
@@ -121,7 +156,7 @@ def compare_numbers(source: str, translation: str) -> NumberCheck:
     theirs = numbers(source)
     ours = numbers(translation)
     written = [v for n in ours for v in n.values]
-    spelled = [v for n in cjk_numbers(translation) for v in n.values]
+    spelled = [v for n in cjk_numbers(translation) + roman_numbers(translation) for v in n.values]
     have = set(written) | set(spelled)
     missing = [n.text for n in theirs if not n.values & have]
     allowed = {v for n in theirs for v in n.values} | english_word_values(source) | ALWAYS_ALLOWED

@@ -44,3 +44,14 @@ def test_words_for_numbers_and_counters_are_not_extra():
     assert compare_numbers("over the following year", "その後の1年間").extra == []
     # A CJK numeral is never extra (一名学生: "a student").
     assert compare_numbers("A student applies.", "一名学生申请了三所学校。").extra == []
+
+
+def test_roman_numerals_months_and_compound_words():
+    # Found in the translated known answers: a century, a regnal number, a month, a compound.
+    assert compare_numbers("in the 14th century", "en el siglo XIV") == ([], [])
+    assert compare_numbers("in the 14th century", "au XIVe siècle") == ([], [])
+    assert compare_numbers("a daughter of King Henry VIII", "헨리 8세의 딸").extra == []
+    assert compare_numbers("Is Earth closest to the Sun during July?", "地球が太陽に最も近づくのは7月ですか？").extra == []
+    assert compare_numbers("his Ninety-five Theses in 1517", "seine 95 Thesen im Jahr 1517") == ([], [])
+    assert compare_numbers("a four-day week", "주 4일 근무").extra == []
+    assert compare_numbers("in the 14th century", "au XVe siècle").missing == ["14"]
