@@ -13,7 +13,13 @@ from pathlib import Path
 
 from .lint import load_suites, suite_files
 from .suites import Suite
+from .text import one_line
 from .translations import is_english, source_suite_id
+
+
+def _cell(text: str) -> str:
+    """A suite id or language as a Markdown cell: one line, no column break."""
+    return one_line(text, 80).replace("\\", "\\\\").replace("|", "\\|")
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,11 @@ def bank_markdown(suites: Sequence[Suite]) -> list[str]:
     """The Markdown table: a row per bank, a column per language, then the totals of items
     and of item x arm results (the tests an audit runs)."""
     languages, banks = bank_counts(suites)
-    lines = ["| suite | " + " | ".join(languages) + " | all |", "|---|" + "---:|" * (len(languages) + 1)]
+    lines = ["| suite | " + " | ".join(map(_cell, languages)) + " | all |", "|---|" + "---:|" * (len(languages) + 1)]
     for bank, cells in banks.items():
         row = [cells[lang].text if lang in cells else "" for lang in languages]
         total = sum(c.items for c in cells.values())
-        lines.append(f"| {bank} | " + " | ".join(row) + f" | {total:,} |")
+        lines.append(f"| {_cell(bank)} | " + " | ".join(row) + f" | {total:,} |")
     for label, with_arms in (("items", False), ("item x arm results", True)):
         per = [sum(c.items * (c.arms if with_arms else 1) for cells in banks.values() if (c := cells.get(lang)))
                for lang in languages]

@@ -30,6 +30,11 @@ from .report.model.fmt import as_float, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
+from .text import one_line, printable
+
+
+class CliError(Exception):
+    """A problem with the command's arguments or outputs; one sentence, exit status 2."""
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -87,7 +92,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.html:
         from .report.html import build_compare_html, write_html
 
-        write_html(Path(args.html), build_compare_html(runs))
+        try:
+            write_html(Path(args.html), build_compare_html(runs))
+        except OSError as exc:
+            raise CliError(f"--html {args.html}: not written ({exc.strerror}).") from None
         print(f"optbench compare: wrote {args.html}")
     return 0
 
@@ -162,9 +170,9 @@ def stored_language_metrics(data: dict[str, Any], path: Path) -> list[LanguageMe
                                None if e.get("tolerance") is None else float(e["tolerance"]), str(e["language"]),
                                str(e.get("suite") or e["bank"]), as_float(e.get("value")), as_float(e.get("ci_low")),
                                as_float(e.get("ci_high")), int(e.get("n") or 0)) for e in entries]
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ReportError(f"{path}: an entry of 'languages.metrics' is malformed "
-                          f"({type(exc).__name__}: {exc}).") from None
+                          f"({type(exc).__name__}: {one_line(exc, 200)}).") from None
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
@@ -172,7 +180,10 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     source, target = Path(args.report), Path(args.output)
     data = load_report(source)
     report_records(data, source)  # a report whose items cannot be read is no baseline
-    write_report(target, data)
+    try:
+        write_report(target, data)
+    except OSError as exc:
+        raise CliError(f"--output {target}: not written ({exc.strerror}).") from None
     usage = data["run"].get("model")
     print(f"optbench baseline: {target} now holds the run of {usage} ({len(data['items'])} item results); "
           f"compare against it with --optbench-baseline {target}")
@@ -208,8 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except ReportError as exc:
-        print(f"optbench {args.command}: {exc}", file=sys.stderr)
+    except (ReportError, CliError) as exc:
+        print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)
         return 2
 
 

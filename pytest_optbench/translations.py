@@ -28,6 +28,7 @@ from .kinds.base import ERROR, INFO, WARNING
 from .kinds.wording import words
 from .numerals import compare_numbers
 from .suites import ANNOTATION_KEYS, Item, Suite
+from .text import one_line, shown
 
 ADAPTED = "adapted"
 # Fields that must be equal in a translation (data, not text), and what they are.
@@ -182,13 +183,14 @@ class _Check:
             self.add(item_id, ERROR, f"kind {kind} differs from {source.kind} in {path}")
             return
         if domain != source.domain:
-            self.add(item_id, ERROR, f"domain {domain} differs from {source.domain} in {path}")
+            self.add(item_id, ERROR, f"domain {one_line(domain, 80)} differs from {one_line(source.domain, 80)} in {path}")
         adapted = fields.get(ADAPTED)
         if adapted is not None:
-            self.add(item_id, INFO, f"adapted: {adapted}")
+            self.add(item_id, INFO, f"adapted: {one_line(adapted, 300)}")
         for key, label in KEPT_FIELDS.items():
             if key in source.fields and fields.get(key) != source.fields[key] and (adapted is None or key == "outcome"):
-                self.add(item_id, ERROR, f"'{key}' ({label}) is {fields.get(key)!r}, {source.fields[key]!r} in {path}")
+                self.add(item_id, ERROR, f"'{key}' ({label}) is {shown(fields.get(key))}, {shown(source.fields[key])} in "
+                                         f"{path}")
         for key, english in source.fields.items():
             if key in ANNOTATION_KEYS:
                 continue
@@ -213,10 +215,11 @@ class _Check:
             return  # a replaced question has numbers of its own
         check = compare_numbers(english, text)
         if check.missing:
-            self.add(item_id, ERROR, f"{name} lacks the number(s) {', '.join(check.missing)} of the English text")
+            self.add(item_id, ERROR, f"{name} lacks the number(s) {one_line(', '.join(check.missing), 120)} of the "
+                                     "English text")
         if check.extra:
-            self.add(item_id, WARNING, f"{name} has number(s) {', '.join(check.extra)} that the English text has "
-                                       "not")
+            self.add(item_id, WARNING, f"{name} has number(s) {one_line(', '.join(check.extra), 120)} that the English "
+                                       "text has not")
 
 
 def check_translations(suites: Sequence[Suite]) -> list[Problem]:

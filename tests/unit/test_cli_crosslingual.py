@@ -156,3 +156,14 @@ def test_every_metric_is_reported_per_language_and_compared_across_models(tmp_pa
     assert re.search(r"track-b\s+narrative_up\s+skew\s+2\s+14\.1\s+1\.4\s+10\.0", out)
     assert re.search(r"track-b\s+narrative_up\s+skew\s+model-a\s+6\s+\+22\.5\s+\+24\.5\s+1\.4", out)
     assert re.search(r"known\s+base\s+brier\s+model-b\s+6\s+0\.340\s+0\.340\s+0\.000", out)
+
+
+def test_a_malformed_language_metric_is_one_sentence(tmp_path, capsys) -> None:
+    reports = [write(tmp_path, "model-a", audit(10.0)), write(tmp_path, "model-b", audit(0.0))]
+    data = json.loads(Path(reports[1]).read_text())
+    data["languages"]["metrics"][0]["tolerance"] = "\x1b[31mwide"
+    Path(reports[1]).write_text(json.dumps(data))
+    assert main(["crosslingual", *reports]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"optbench crosslingual: {reports[1]}: an entry of 'languages.metrics' is malformed")
+    assert "\x1b" not in err and len(err.splitlines()) == 1
