@@ -247,6 +247,8 @@ class ControllerHooks:
             self.controller.add_batch_info(worker.batch_info())
         if self.controller.facts.language_error:
             raise pytest.UsageError(self.controller.facts.language_error)
+        if self.controller.is_idle():
+            return result  # not an audit: nothing to score, gate or write
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
@@ -256,10 +258,11 @@ class ControllerHooks:
         return result
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from .report.summary import write_summary
-
         controller = self.controller
-        write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
+        if controller.outcome is not None:  # None: an idle session, or one stopped before scoring
+            from .report.summary import write_summary
+
+            write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
         controller.write_problems(terminalreporter)
 
 

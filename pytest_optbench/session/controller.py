@@ -133,6 +133,14 @@ class ControllerSession:
             **self.extra,
         }
 
+    def is_idle(self) -> bool:
+        """A session of a repository's other tests: no suite, no --model, no item result and no
+        report asked for. It scores nothing, so it need not load the scoring stack (numpy, SciPy)."""
+        options, facts = self.options, self.facts
+        return not (self.records or self.pending or self.missing or self.no_model_skips or facts.suite_items
+                    or facts.near_misses or facts.unused_fields or options.model_spec or options.report_path
+                    or options.markdown_path or options.html_path)
+
     def finish(self) -> Outcome:
         from ..scoring.aggregate import AggregateOptions, aggregate
         from ..scoring.baseline import compare

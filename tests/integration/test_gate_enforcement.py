@@ -542,3 +542,26 @@ def test_a_clean_strict_run_passes(audit: Audit) -> None:
     run = audit.run("--model", "sim:calibrated", strict=True)
     assert run.ret == 0, run.text
     assert run.report is not None and run.report["warnings"] == [] and run.report["run"]["strict"] is True
+
+
+# --------------------------------------------------------------------------- a repository's other tests
+
+
+def test_a_session_without_suites_scores_nothing_and_loads_no_scoring(pytester: pytest.Pytester) -> None:
+    """No suite and no --model: the session is not an audit. It loads neither numpy nor the YAML
+    reader (a subprocess: in-process runs share this process's modules); with a thresholds
+    file too, it prints no summary and passes, under strict mode as well."""
+    pytester.makepyfile(test_other="def test_one():\n    assert 1 + 1 == 2\n")
+    pytester.makeconftest("""
+        import sys
+
+        def pytest_unconfigure(config):
+            print("LOADED:", [m for m in ("numpy", "yaml", "pytest_optbench.scoring") if m in sys.modules])
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["LOADED: []"])
+    pytester.makefile(".yaml", thresholds="optbench: 1\ngates:\n  - metric: skew\n    max_abs: 5\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--optbench-strict")
+    assert result.ret == 0, result.stdout.str()
+    assert "optbench summary" not in result.stdout.str() and "gate" not in result.stdout.str()
