@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .confidence import Confidence, StudentizedBootstrap
 from .stats import _scipy_stats
 
 POWER = 0.8
@@ -234,3 +235,26 @@ def rate_minimum_detectable_effect(rate: float, checks: float, deff: float = 1.0
     z = float(norm.isf(alpha / sides)) + float(norm.ppf(power))
     spread = max(rate * (1 - rate), 1.0 / checks)  # a rate of 0 still has a detectable shift
     return z * math.sqrt(spread * max(deff, 1.0) / checks)
+
+
+def detectable_crossing(confidence: Confidence, alpha: float = 0.025, power: float = POWER) -> float:
+    """The smallest crossing of a bound that a gate deciding on ``confidence`` detects with
+    the given power: how far beyond the bound the true value must lie for the one-sided test
+    at ``alpha`` (an ``evidence: ci`` gate: 0.025) to fail it 80% of the time.
+
+    A mean of per-item values (``StudentizedBootstrap``): the exact noncentral-t answer for
+    the run's own item SD and number of items. Any other estimate: the normal-theory
+    (z_{1-alpha} + z_power) se, with se read off the wider half of the run's own 95% interval
+    (a rate at 0 events or an ECE near 0 has one long side). NaN without an interval.
+    """
+    if isinstance(confidence, StudentizedBootstrap):
+        items = confidence.df + 1
+        return minimum_detectable_effect(confidence.se * math.sqrt(items), items, alpha, power, sides=1)
+    interval = confidence.interval(0.95)
+    estimate = float(confidence.estimate)
+    half = max(interval.high - estimate, estimate - interval.low)
+    if not (math.isfinite(half) and half > 0):
+        return float("nan")
+    norm = _scipy_stats().norm
+    se = half / float(norm.isf(0.025))
+    return (float(norm.isf(alpha)) + float(norm.ppf(power))) * se
