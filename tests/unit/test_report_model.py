@@ -123,7 +123,8 @@ def test_binary_table_shows_accuracy_only_in_the_full_view() -> None:
                   agg("auc", 0.8249, 0.771, 0.874, n=240, suite="known", p_value=1e-12)]
     table = binary_table(aggregates)
     assert table.texts(COMPACT) == [
-        ["known", "base", "240", "0.172 [0.149, 0.196]", "", "", "", "", "0.825 [0.771, 0.874]", "", ""]]
+        ["known", "base", "240", "0.172 [0.149, 0.196]", "", "", "", "", "", "0.825 [0.771, 0.874]", "", ""]]
+    assert table.header(COMPACT)[7:9] == ["ece", "ece debiased"]  # the plug-in ECE never stands alone
     assert "accuracy" in table.header(FULL) and "accuracy" not in table.header(COMPACT)
     assert table.texts(FULL)[0][table.header(FULL).index("accuracy")] == "0.742"
 

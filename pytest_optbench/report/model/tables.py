@@ -58,6 +58,7 @@ from .table import WARN as WARN_TONE
 # The metrics every "key metrics" list shows (Markdown, baseline changes, ``optbench
 # compare``), in this order; the JSON report has every metric.
 KEY_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc", "ece",
+               "ece_debiased",
                "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
                "dose_response_violation_rate", "parse_rate", "refusal_rate")
 KEY_ORDER = {m: i for i, m in enumerate(KEY_METRICS)}
@@ -173,10 +174,12 @@ def binary_table(aggregates: Sequence[Aggregate]) -> Table:
     return _metric_table("binary", "known-answer items", aggregates, "brier", "n", [
         ("brier [95% CI]", "brier", True), ("climatology", "climatology_brier", False),
         ("skill", "brier_skill", False), ("overconf. [95% CI]", "overconfidence", True), ("ece", "ece", False),
+        ("ece debiased", "ece_debiased", False),
         ("auc [95% CI]", "auc", True), (Column("accuracy", (FULL,)), "accuracy", False),
         ("shrink a", "shrinkage_a", False), ("recal. brier", "brier_recalibrated", False),
     ], notes=(("Overconfidence = mean confidence in the chosen side - accuracy (0 when calibrated); "
-              "skill = 1 - Brier / climatology Brier."),))
+              "skill = 1 - Brier / climatology Brier; ece: plug-in ECE over 10 bins (biased upward near 0); "
+              "ece debiased: Kumar, Liang and Ma's debiased estimator (docs/statistics.md)."),))
 
 
 def quality_table(aggregates: Sequence[Aggregate]) -> Table:
