@@ -137,8 +137,9 @@ def skew_table(aggregates: Sequence[Aggregate]) -> Table:
     return make_table("skew", "Skew of inverted pairs (pp)", columns, rows, notes=(
         ("Skew = mean over pairs of P(success) - (100 - P(failure)), in pp; d+ and d- are how far the answers to "
          "the good- and bad-outcome questions sit from 50 (Skew = d+ + d-). The quadrant is named only when "
-         "Skew's CI excludes 0. p: Wilcoxon signed-rank. |sum-100|: mean unsigned complement violation; "
-         "vs stated: mean distance from the stated rate (Track A); refusal: share of answers of exactly 50."),))
+         "Skew's CI excludes 0. p: test of a zero mean from the CI's own bootstrap-t/Student distribution (p < 0.05 "
+         "exactly when the CI excludes 0; the JSON report keeps the paper's Wilcoxon p as p_wilcoxon). "
+         "|sum-100|: mean unsigned complement violation; vs stated: mean distance from the stated rate (Track A); refusal: share of answers of exactly 50."),))
 
 
 def domain_table(aggregates: Sequence[Aggregate]) -> Table:
