@@ -31,6 +31,11 @@ from .report.model.fmt import as_float, digits, plain, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageSkew, model_language_ratio
+from .text import printable
+
+
+class CliError(Exception):
+    """A problem with the command's arguments or outputs; one sentence, exit status 2."""
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -82,7 +87,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.html:
         from .report.html import build_compare_html, write_html
 
-        write_html(Path(args.html), build_compare_html(runs))
+        try:
+            write_html(Path(args.html), build_compare_html(runs))
+        except OSError as exc:
+            raise CliError(f"--html {args.html}: not written ({exc.strerror}).") from None
         print(f"optbench compare: wrote {args.html}")
     return 0
 
@@ -143,7 +151,10 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     source, target = Path(args.report), Path(args.output)
     data = load_report(source)
     report_records(data, source)  # a report whose items cannot be read is no baseline
-    write_report(target, data)
+    try:
+        write_report(target, data)
+    except OSError as exc:
+        raise CliError(f"--output {target}: not written ({exc.strerror}).") from None
     usage = data["run"].get("model")
     print(f"optbench baseline: {target} now holds the run of {usage} ({len(data['items'])} item results); "
           f"compare against it with --optbench-baseline {target}")
@@ -241,8 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except ReportError as exc:
-        print(f"optbench {args.command}: {exc}", file=sys.stderr)
+    except (ReportError, CliError) as exc:
+        print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)
         return 2
 
 

@@ -235,7 +235,8 @@ class ControllerHooks:
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
-        self.controller.write_outputs(outcome)
+        if self.controller.write_outputs(outcome) or self.controller.failed():
+            session.testsfailed += 1  # a report or the store not written: nothing passes silently
         self.controller.log_gates_to_junit(session.config, outcome.verdicts)
         return result
 
@@ -244,6 +245,7 @@ class ControllerHooks:
 
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
+        controller.write_problems(terminalreporter)
 
 
 class XdistControllerHooks:

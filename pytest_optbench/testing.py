@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson")
+FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson", "badrequest")
 
 
 @dataclass
@@ -193,6 +193,7 @@ class FakeAPI:
             "500": (500, "server_error", "The server had an error", {}),
             "overloaded": (529, "overloaded_error", "Overloaded", {}),
             "auth": (401, "authentication_error", "Incorrect API key provided", {}),
+            "badrequest": (400, "invalid_request_error", "This prompt was refused by the content filter", {}),
         }[fault]
         body = ({"error": {"message": message, "type": kind, "code": kind}} if request.api == "openai"
                 else {"type": "error", "error": {"type": kind, "message": message}})

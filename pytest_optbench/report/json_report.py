@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..scoring.crosslingual import spread
 from ..scoring.outcome import Outcome
+from ..text import well_formed
 
 
 def _clean(value: Any) -> Any:
@@ -44,7 +46,13 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write atomically, so a crash never leaves half a report where a good one was."""
+    """Write atomically, so a crash never leaves half a report where a good one was.
+
+    OSError when it cannot (the caller names the report); text that UTF-8 cannot hold (a
+    model's lone surrogate) is repaired, not refused."""
+    text = well_formed(text)
+    if path.parent.exists() and not path.parent.is_dir():  # mkdir would say "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent))
     path.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
@@ -54,6 +62,8 @@ def write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before it replaces the old report
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scoring.outcome import Outcome
+from ..text import one_line
 from .model import COMPACT, RunModel, Table, build_run_model
 
 WORST_SHOWN = 5  # rows per kind in "Worst items"
@@ -15,7 +16,7 @@ QUESTION_CHARS = 160  # per question: a pair's second question stays visible
 
 def cell(text: object) -> str:
     """Safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return (one_line(text).replace("\\", "\\\\").replace("|", "\\|")
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 

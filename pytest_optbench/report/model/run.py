@@ -11,6 +11,7 @@ from typing import Any
 from ...scoring.enforcement import RunWarning
 from ...scoring.gates import FAIL, PASS
 from ...scoring.outcome import Outcome
+from ...text import printable
 from .figures import (
     Estimate,
     LadderGroup,
@@ -104,7 +105,7 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     models = sorted({r.model for r in outcome.records})
     given = metadata.get("model")
     # Who answered and why (a conftest model, the --model one, or one wrapping it).
-    model = "; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none")
+    model = printable("; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none"))
     run_line = (f"model {model} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
                 f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
     usage = outcome.usage()
