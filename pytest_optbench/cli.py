@@ -207,12 +207,13 @@ def cmd_power(args: argparse.Namespace) -> int:
 
 
 def _positive(text: str) -> float:
+    shown = repr(text if len(text) <= 40 else text[:40] + "...")
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, got {shown}") from None
     if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be above 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be above 0, got {shown}")
     return value
 
 

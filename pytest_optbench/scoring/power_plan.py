@@ -79,6 +79,11 @@ def _ci_sd(entry: Mapping[str, Any]) -> float:
     return half / Z_975 * math.sqrt(n) if half > 0 and n > 0 else math.nan
 
 
+def _count(value: Any) -> int:
+    """A stored n, 0 unless it is a whole number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _mde(sd: float, n: int) -> float:
     return minimum_detectable_effect(sd, n, ALPHA, POWER, SIDES) if n >= 2 else math.nan
 
@@ -94,9 +99,13 @@ def _components(metric: str, records: Sequence[ItemRecord], keep_fifty: bool) ->
 
 def power_rows(data: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[PowerRow]:
     """A row per overall aggregate of the report (a violation rate at its display tolerance)."""
-    keep_fifty = bool((data.get("run") or {}).get("keep_fifty", False))
+    run = data.get("run")
+    keep_fifty = bool(run.get("keep_fifty", False)) if isinstance(run, Mapping) else False
+    # The baseline section is not checked when a report is read: take only well-formed changes.
+    baseline = data.get("baseline")
+    listed = baseline.get("changes") if isinstance(baseline, Mapping) else None
     changes = {(c.get("suite"), c.get("condition"), c.get("metric")): c
-               for c in ((data.get("baseline") or {}).get("changes") or []) if isinstance(c, Mapping)}
+               for c in (listed if isinstance(listed, list) else []) if isinstance(c, Mapping)}
     chosen: dict[tuple[str, str, str], Mapping[str, Any]] = {}
     for a in data.get("aggregates") or []:
         if not isinstance(a, Mapping) or a.get("domain") is not None or not isinstance(a.get("metric"), str):
@@ -110,10 +119,10 @@ def power_rows(data: Mapping[str, Any], records: Sequence[ItemRecord]) -> list[P
         by_group.setdefault((r.suite, r.condition), []).append(r)
     rows = []
     for (suite, condition, metric), a in sorted(chosen.items()):
-        n = int(a.get("n") or 0)
+        n = _count(a.get("n"))
         change = changes.get((suite, condition, metric))
-        change_sd = _ci_sd({**change, "value": change.get("delta")}) if change else math.nan
-        change_n = int(change.get("n") or 0) if change else 0
+        change_n = _count(change.get("n")) if change else 0
+        change_sd = _ci_sd({**change, "value": change.get("delta"), "n": change_n}) if change else math.nan
         group = by_group.get((suite, condition), [])
         if metric in DECOMPOSED and group:
             c = _components(metric, group, keep_fifty)

@@ -104,3 +104,15 @@ def test_cli_errors_are_one_sentence(tmp_path: Path, report: str, capsys: pytest
     with pytest.raises(SystemExit):
         main(["power", report, "--effect", "0"])
     assert "argument --effect: must be above 0" in capsys.readouterr().err
+
+
+def test_a_malformed_baseline_section_is_ignored_not_a_traceback(tmp_path: Path, report: str,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(Path(report).read_text())
+    for baseline in ([1, 2], {"changes": "x"}, {"changes": [{"metric": "skew", "suite": "track-b", "condition": "base",
+                                                             "n": "many", "delta": [], "ci_low": None}]}):
+        data["baseline"] = baseline
+        path = tmp_path / "odd.json"
+        path.write_text(json.dumps(data))
+        assert main(["power", str(path), "--metric", "complement_violation", "--effect", "1", "--change"]) == 0
+        assert "no change variance" in capsys.readouterr().out
