@@ -142,7 +142,16 @@ def minimum_detectable_effect(sd: float, items: int, alpha: float = 0.05, power:
     if items < 2 or not (sd > 0 and math.isfinite(sd)):
         return float("nan")
     se = sd / math.sqrt(items)
-    high = se * 2.0
+    # One-sided: the noncentrality whose noncentral t puts 1 - power below the critical value,
+    # in closed form (SciPy's inverse of the noncentral t CDF; a gate asks this once per row).
+    from scipy.special import nctdtrinc
+
+    critical = float(_scipy_stats().t.isf(alpha / sides, items - 1))
+    one_sided = float(nctdtrinc(items - 1, 1.0 - power, critical)) * se
+    if sides == 1 and math.isfinite(one_sided) and one_sided > 0:
+        return one_sided
+    # Two-sided: the far tail adds a little power, so the answer lies just below that one.
+    high = one_sided if math.isfinite(one_sided) and one_sided > 0 else se * 2.0
     while power_of_t_test(high, sd, items, alpha, sides) < power:
         high *= 2.0
     low = 0.0
