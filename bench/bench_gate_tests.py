@@ -161,14 +161,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     rng = np.random.default_rng(args.seed)
     start = time.perf_counter()
     tables = {"skew_p": skew_p_table, "one_gate": one_gate_table, "session": session_table}
-    out = []
+    print(f"# Gate tests: {args.reps} replicates, {args.resamples} resamples, seed {args.seed}\n", flush=True)
     for name in args.sections.split(","):
         t0 = time.perf_counter()
-        out += tables[name](args, rng) + [""]
+        print("\n".join(tables[name](args, rng)) + "\n", flush=True)  # each table as soon as it is done
         print(f"section {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
-    print(f"# Gate tests: {args.reps} replicates, {args.resamples} resamples, seed {args.seed} "
-          f"({time.perf_counter() - start:.0f} s)\n")
-    print("\n".join(out))
+    print(f"({time.perf_counter() - start:.0f} s in all)")
 
 
 if __name__ == "__main__":
