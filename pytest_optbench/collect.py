@@ -228,6 +228,12 @@ class OptbenchItem(pytest.Function):
         if errors:
             total = len(record.answers())
             raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+        if pending := record.pending_batches:  # never a pass: skipped, or failed under strict mode
+            worker = get_worker(self.config)
+            note = worker.pending_note(pending)
+            if worker.options.strict:
+                raise ItemFailed(f"{note} (strict mode)")
+            pytest.skip(note)
         if (reason := unusable_reason(record)) is not None:
             # Not a pass: the item enters no metric. Not a failure either: parse_rate and
             # min_n gates decide how many such items a run may have.

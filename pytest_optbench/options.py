@@ -61,6 +61,10 @@ class RunOptions:
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
     multiplicity: str | None = None  # --optbench-multiplicity; None: the thresholds file's, else holm
+    batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
+    batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
+    batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
+    shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
 
 
 def _quoted(text: str) -> str:
@@ -109,6 +113,20 @@ _temperature = _number(float, 0, 2)
 _probability = _number(float, 0, 1)
 _seconds = _number(float, high=MAX_SECONDS, above=0)
 _int = _number(int)
+_wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
+_batch_size = _number(int, 1, 1_000_000)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """``I/N`` (1 <= I <= N) -> (I - 1, N)."""
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like I/N (e.g. 2/4), got {text!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"must be I/N with 1 <= I <= N (e.g. 2/4), got {text!r}")
+    return i - 1, n
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -178,6 +196,18 @@ def add_options(parser: pytest.Parser) -> None:
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
                      help="answer from the response store only; name what is missing")
+    engine.addoption("--optbench-batch", dest="optbench_batch", action="store_true",
+                     help="ask through the provider's batch API (OpenAI Batch, Anthropic Message Batches: half "
+                          "price, larger limits); batch ids are kept in the store and a later run picks the "
+                          "answers up")
+    engine.addoption("--optbench-batch-wait", dest="optbench_batch_wait", type=_wait, default=0.0,
+                     metavar="SECONDS", help="with --optbench-batch: wait up to this long for open batches to end "
+                                             "(default 0: submit, collect what has ended, report the rest pending)")
+    engine.addoption("--optbench-batch-size", dest="optbench_batch_size", type=_batch_size, metavar="N",
+                     help="with --optbench-batch: at most N lines per batch (default: the provider's limit)")
+    engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
+                     help="run shard I of N: a stable, balanced share of the selected items (every condition "
+                          "and sample of an item in one shard); merge the JSON reports with optbench merge")
 
 
 def _output_path(option: str, value: str | None) -> Path | None:
@@ -247,4 +277,8 @@ def read_options(config: pytest.Config) -> RunOptions:
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
         multiplicity=config.getoption("optbench_multiplicity"),
+        batch=bool(config.getoption("optbench_batch")),
+        batch_wait=config.getoption("optbench_batch_wait"),
+        batch_size=config.getoption("optbench_batch_size"),
+        shard=config.getoption("optbench_shard"),
     )

@@ -16,6 +16,7 @@ from typing import Any
 from .text import one_line, shown
 
 REFUSAL_VALUE = 50.0
+BATCH_PRICE = 0.5  # both providers bill an answer from a batch at half the real-time price
 
 
 @dataclass
@@ -30,6 +31,12 @@ class Answer:
     input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
     output_tokens: int = 0
     truncated: bool | None = None  # cut off at the token limit; None: unknown (a plain model, an old store)
+    batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
+
+    @property
+    def pending(self) -> bool:
+        """Still in an open provider batch: no text, no error yet."""
+        return self.batch is not None and self.raw is None and self.error is None
 
 
 @dataclass
@@ -99,6 +106,11 @@ class ItemRecord:
     def errors(self) -> list[str]:
         return [a.error for a in self.answers() if a.error]
 
+    @property
+    def pending_batches(self) -> list[str]:
+        """Ids of the open batches that still owe this item answers (empty when none do)."""
+        return sorted({a.batch for a in self.answers() if a.pending and a.batch})
+
     def to_dict(self) -> dict[str, Any]:
         """Like ``dataclasses.asdict``, several times faster (it runs once per item)."""
         data = dict(self.__dict__)
@@ -107,7 +119,7 @@ class ItemRecord:
             data["faults"] = list(self.faults)
         else:
             del data["faults"]
-        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [dict(a.__dict__) for a in p.answers]}
+        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [_answer_dict(a) for a in p.answers]}
                            for p in self.prompts]
         return data
 
@@ -118,6 +130,13 @@ class ItemRecord:
             for p in data["prompts"]
         ]
         return cls(**{**data, "prompts": prompts})
+
+
+def _answer_dict(answer: Answer) -> dict[str, Any]:
+    data = dict(answer.__dict__)
+    if data["batch"] is None:  # real-time answers keep the report as it was
+        del data["batch"]
+    return data
 
 
 class ReportError(ValueError):
@@ -145,7 +164,8 @@ _ITEM_FIELDS = {"suite": "str", "item": "str", "condition": "str", "kind": "kind
 _ITEM_REQUIRED = ("suite", "item", "condition", "kind", "file", "model", "prompts")
 _PROMPT_FIELDS = {"role": "str", "user": "str", "answers": "list"}
 _ANSWER_FIELDS = {"raw": "str?", "value": "finite?", "reason": "str?", "error": "str?", "cached": "bool?",
-                  "input_tokens": "count", "output_tokens": "count", "truncated": "bool?"}
+                  "input_tokens": "count", "output_tokens": "count", "truncated": "bool?",
+                  "batch": "str?"}
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",
                      "ci_low": "num?", "ci_high": "num?", "n": "int?", "p_value": "num?", "tolerance": "num?"}
 _GATE_FIELDS = {"metric": "str?", "suite": "str?", "condition": "str?", "bound_text": "str?", "verdict": "str?",

@@ -3,7 +3,9 @@
 It speaks the real wire protocol (``POST /v1/chat/completions`` and ``POST /v1/messages``),
 so the official SDKs talk to it unchanged, and it injects the faults real servers produce:
 429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth errors, rejected
-parameters, replies cut off at the token limit (``cut_off``). Loopback only.
+parameters, replies cut off at the token limit (``cut_off``). It also runs both batch APIs
+(OpenAI's Files + Batches, Anthropic's Message Batches; ``testing_batches.py``) with batch
+faults: expiry, failure, partial failure. Loopback only.
 
     with FakeAPI(answer=lambda req: "60") as api:
         ... --model openai:fake --base-url {api.openai_url}
@@ -20,21 +22,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+from .testing_batches import FakeBatches
+from .testing_requests import FakeRequest, tokens
+
 FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson", "badrequest")
-
-
-@dataclass
-class FakeRequest:
-    api: str  # "openai" or "anthropic"
-    model: str
-    system: str
-    user: str
-    body: dict[str, Any]
-    authorization: str  # the credential header as sent, to check keys are sent, not stored
-
-    @property
-    def n(self) -> int:
-        return int(self.body.get("n", 1) or 1)
 
 
 def default_answer(request: FakeRequest, index: int) -> str:
@@ -61,6 +52,7 @@ class FakeAPI:
     cut_off: Callable[[FakeRequest, int], bool] | None = None
     port_number: int = 0  # 0: any free port
     requests: list[FakeRequest] = field(default_factory=list)
+    batches: FakeBatches = field(default_factory=FakeBatches)  # the batch APIs (testing_batches.py)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -81,6 +73,9 @@ class FakeAPI:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length)
                 api._handle(self, raw)
+
+            def do_GET(self) -> None:
+                api._handle(self, b"")
 
         class QuietServer(ThreadingHTTPServer):
             request_queue_size = 128  # a burst of concurrent connections must not overflow
@@ -119,6 +114,8 @@ class FakeAPI:
 
     def _handle(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
         path = handler.path.split("?")[0]
+        if self.batches.handles(handler.command, path):
+            return self.batches.handle(self, handler, handler.command, path, raw)
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
@@ -165,15 +162,15 @@ class FakeAPI:
             return self._send(handler, 200, {
                 "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                 "model": request.model, "choices": choices,
-                "usage": {"prompt_tokens": _tokens(request.system + request.user),
+                "usage": {"prompt_tokens": tokens(request.system + request.user),
                           "completion_tokens": 2 * count,
-                          "total_tokens": _tokens(request.system + request.user) + 2 * count},
+                          "total_tokens": tokens(request.system + request.user) + 2 * count},
             })
         return self._send(handler, 200, {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
             "content": [{"type": "text", "text": self.answer(request, 0)}],
             "stop_reason": "max_tokens" if self._cut_off(request, 0) else "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": _tokens(request.system + request.user), "output_tokens": 2},
+            "usage": {"input_tokens": tokens(request.system + request.user), "output_tokens": 2},
         })
 
     def _cut_off(self, request: FakeRequest, index: int) -> bool:
@@ -213,8 +210,3 @@ class FakeAPI:
             handler.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test)
-
-
-def _tokens(text: str) -> int:
-    """A stand-in tokenizer: about four characters a token."""
-    return max(1, len(text) // 4)

@@ -33,6 +33,7 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
         "run": metadata,
         "items": [r.to_dict() for r in outcome.records],
         "items_without_results": outcome.missing,
+        "items_pending": [r.to_dict() for r in outcome.pending],  # answers still in open provider batches
         "aggregates": [a.to_dict() for a in outcome.aggregates],
         "gates": [v.to_dict() for v in outcome.verdicts],
         "warnings": [w.to_dict() for w in outcome.warnings],

@@ -43,10 +43,17 @@ class ControllerSession:
         self.no_model_skips = 0  # suite items skipped because no model was chosen
         self.unusable: list[str] = []  # items marked xfail: some prompt got no usable answer
         self.output_errors: list[str] = []  # one sentence per report not written (or baseline not compared)
+        self.pending: dict[tuple[str, str, str], ItemRecord] = {}  # answers still in open provider batches
+        self.extra: dict[str, Any] = {}  # more sections of the report's run metadata (shard, merge)
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
             self.requests[name] = self.requests.get(name, 0) + int(count)
+
+    def add_batch_info(self, info: dict[str, Any]) -> None:
+        """--optbench-batch: the open batches a process's prompts wait for (ids, expiry)."""
+        if info.get("open"):
+            self.extra.setdefault("batch", {}).setdefault("open", {}).update(info["open"])
 
     def load_baseline(self, root: Path) -> None:
         """Read --optbench-baseline now, so a bad file is a usage error before any call."""
@@ -66,7 +73,10 @@ class ControllerSession:
             from ..records import ItemRecord
 
             record = ItemRecord.from_dict(data)
-            self.records[record.key] = record
+            if record.pending_batches:  # not scored until its batch has delivered every answer
+                self.pending[record.key] = record
+            else:
+                self.records[record.key] = record
             if report.skipped and getattr(report, "wasxfail", None) is not None:
                 self.unusable.append(record.label)
         elif report.skipped and suite_item and "no model selected" in str(report.longrepr):
@@ -122,6 +132,7 @@ class ControllerSession:
             "provider_notes": self.outcome.notes() if self.outcome else [],
             "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
                        "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},
+            **self.extra,
         }
 
     def finish(self) -> Outcome:
@@ -159,7 +170,7 @@ class ControllerSession:
                                 strict=self.options.strict, thresholds=self.thresholds_display)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
                                language_skews(aggregates, records, options), comparison, warnings,
-                               self.options.strict)
+                               self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)])
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> list[str]:
@@ -177,7 +188,7 @@ class ControllerSession:
         if options.report_path:  # an empty run still leaves its report for CI artifacts
             path = options.report_path
             self._attempt("--optbench-report", path, lambda: write_report(path, build_report(outcome, metadata)))
-        if not (outcome.records or outcome.missing or outcome.warnings):
+        if not (outcome.records or outcome.missing or outcome.warnings or outcome.pending):
             return self.output_errors
         if options.markdown_path or step_summary:
             from ..report.markdown import build_markdown

@@ -75,6 +75,7 @@ class WorkerSession:
         self._sources: dict[int, AnswerSource] = {}
         self.calls: ModelCalls | None = None  # the limits on a conftest model's calls
         self.stop_reported = False  # an item already failed because the session stopped asking
+        self.status: Callable[[str], None] | None = None  # batch mode: a status line now and then
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -91,6 +92,11 @@ class WorkerSession:
         if isinstance(self.model, ApiProvider):
             store = ResponseStore(self.options.cache_dir / "responses.sqlite", read_only=self.options.engine.offline)
             settings = replace(self.options.engine, run_id=self.run_id, concurrency=self.concurrency_share())
+            if self.options.batch:
+                self.elicitor = batch_elicitor(self.model, store, settings, self.options, self.shard,
+                                               lambda stats: self.progress and self.progress(stats),
+                                               lambda text: self.status and self.status(text))
+                return
             # An xdist worker stops asking when its controller has gone (killed, crashed).
             parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
@@ -204,6 +210,20 @@ class WorkerSession:
         cannot be written)."""
         return self.elicitor.faults() if self.elicitor is not None else []
 
+    def pending_note(self, batch_ids: Sequence[str]) -> str:
+        """The sentence an item whose answers are still in open batches is reported with."""
+        note = getattr(self.elicitor, "pending_note", None)
+        if callable(note):
+            return str(note(batch_ids))
+        from ..elicit.batch import pending_sentence
+
+        return pending_sentence(batch_ids, {})
+
+    def batch_info(self) -> dict[str, Any]:
+        """--optbench-batch: the open batches this process's prompts wait for (report metadata)."""
+        info = getattr(self.elicitor, "open_info", None)
+        return {"open": info()} if callable(info) else {}
+
     def request_counts(self) -> dict[str, int]:
         """Requests, retries, time-outs and parameter changes of this process (API models)."""
         return self.elicitor.request_counts() if self.elicitor is not None else {}
@@ -264,6 +284,20 @@ def provider_options(options: RunOptions) -> Any:
     return ProviderOptions(options.base_url, options.timeout, options.seed)
 
 
+def batch_elicitor(model: Any, store: Any, settings: Any, options: RunOptions, shard: tuple[int, int],
+                   on_progress: Callable[[Any], Any], on_status: Callable[[str], Any]) -> Any:
+    """The engine of --optbench-batch; a provider without a batch API is a usage error."""
+    from ..elicit.batch import BatchElicitor, BatchSettings, BatchUnsupported
+    from ..providers import ProviderError
+
+    try:
+        return BatchElicitor(model, store, settings, BatchSettings(options.batch_wait, options.batch_size),
+                             shard=shard, on_progress=on_progress, on_status=on_status)
+    except BatchUnsupported as exc:
+        store.close()
+        raise ProviderError(str(exc)) from None
+
+
 def check_model_spec(options: RunOptions) -> None:
     """Build the --model once and close it, and open its response store once and close it,
     so that a bad spec or a corrupt, read-only or foreign store is a usage error on the xdist
@@ -279,6 +313,12 @@ def check_model_spec(options: RunOptions) -> None:
     try:
         if isinstance(model, ApiProvider):
             ResponseStore(options.cache_dir / "responses.sqlite", read_only=options.engine.offline).close()
+            if options.batch:
+                from ..providers import ProviderError, batch_client
+
+                if batch_client(model) is None:
+                    raise ProviderError(f"--optbench-batch: provider {model.provider!r} has no batch API (openai "
+                                        "and anthropic have one); leave the option out to ask in real time.")
     finally:
         close = getattr(model, "close", None)
         if callable(close):

@@ -23,7 +23,7 @@ LAYERS = [
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
     ("report",),
-    ("collect", "session", "cli", "testing"),
+    ("collect", "session", "cli", "testing", "testing_batches", "testing_requests"),
     ("plugin",),
 ]
 

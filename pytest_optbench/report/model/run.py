@@ -25,6 +25,7 @@ from .figures import (
     valence_points,
 )
 from .items import WorstItems, worst_items
+from .scale import scale_lines
 from .table import FAIL as FAIL_TONE
 from .table import PASS as PASS_TONE
 from .table import WARN, Line, Table
@@ -122,6 +123,7 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
         lines.append(Line(f"{usage['failed_calls']:,} answer(s) failed (after the retries that could help); they "
                           "count in error_rate and their items failed", FAIL_TONE))
     lines += [Line(f"note: {note}", WARN) for note in outcome.notes()]
+    lines += scale_lines(outcome, metadata)  # shard, batch cost and pending items
     failed = sum(v.verdict == FAIL for v in outcome.verdicts)
     passed = sum(v.verdict == PASS for v in outcome.verdicts)
     counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed)
@@ -146,6 +148,11 @@ class RunModel:
     @cached_property
     def headline(self) -> Headline:
         return headline(self.outcome, self.metadata)
+
+    @cached_property
+    def scale(self) -> tuple[Line, ...]:
+        """Shard, batch cost and pending items (also among the headline's lines)."""
+        return tuple(scale_lines(self.outcome, self.metadata))
 
     @cached_property
     def gates(self) -> Table:
