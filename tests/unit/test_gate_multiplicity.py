@@ -253,3 +253,21 @@ def test_an_underpowered_ci_gate_is_flagged_and_said_once() -> None:
     assert verdicts[0].detectable is not None and verdicts[0].detectable > 0.02
     (sentence,) = power_sentences(verdicts)
     assert sentence.startswith("gate error_rate <= 0.02 on s0/base is underpowered: with n = 40 its CI detects")
+
+
+def test_a_far_crossing_fails_under_holm_whatever_the_number_of_resamples() -> None:
+    """Beyond every bootstrap draw Student's tail decides, so the p is not stuck at 1 / (B + 1)
+    (with 200 resamples and 20 gates, 20 / 201 > 0.025 would pass every gate)."""
+    rng = np.random.default_rng(2)
+    suites = {f"s{j}": ["inverted_pair"] for j in range(20)}
+    aggs, gates = [], []
+    for j in range(20):
+        values = rng.normal(8.0 if j == 0 else 0.0, 2.0, 60)
+        cd = studentized_bootstrap(values, rng, 200)
+        interval = cd.interval()
+        aggs.append(Aggregate(f"s{j}", "base", "skew", float(values.mean()), interval.low, interval.high, 60,
+                              confidence=cd))
+        gates.append(Gate("skew", "max_abs", 5, evidence="ci", suites=(f"s{j}",)))
+    verdicts = evaluate(gates, aggs, suites)
+    assert verdicts[0].p_crossing is not None and verdicts[0].p_crossing < 1 / 201
+    assert [v.verdict for v in verdicts] == [FAIL] + [PASS] * 19
