@@ -18,9 +18,9 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("didyoumean", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
-    ("suite_checks", "facts"),
-    ("prompts", "providers", "lint"),
+    ("didyoumean", "numerals", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("suite_checks", "translations", "facts"),
+    ("prompts", "providers", "lint", "bank"),
     ("elicit", "scoring"),
     ("report",),
     ("collect", "session", "cli", "testing", "testing_batches", "testing_requests"),
