@@ -5,6 +5,8 @@
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  every metric by model and language; model vs language spread
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
+    optbench power REPORT             the smallest crossing or change a run can detect, and the
+                                      items and samples a target effect needs (--effect X)
     optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
     optbench gate REPORT              score and gate a (merged) report offline, as a session does
     optbench collect                  pick up the store's open provider batches
@@ -14,6 +16,8 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +33,7 @@ from .records import ReportError, load_report, report_records
 from .report.json_report import write_report
 from .report.model import build_compare_model
 from .report.model.crosslingual import build_crosslingual_model
-from .report.model.fmt import as_float, value_text
+from .report.model.fmt import as_float, digits, plain, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
@@ -193,6 +197,62 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_power(args: argparse.Namespace) -> int:
+    """What a run's data can resolve, and what a target effect needs (scoring/power_plan.py)."""
+    from .scoring.power_plan import power_rows
+
+    path = Path(args.report)
+    data = load_report(path)
+    rows = power_rows(data, report_records(data, path))
+    metric = args.metric or ("skew" if args.effect is not None else None)
+    rows = [r for r in rows if (metric is None or r.metric == metric) and r.condition == args.condition
+            and fnmatch.fnmatchcase(r.suite, args.suite)]
+    if not rows:
+        have = sorted({str(a.get("metric")) for a in data["aggregates"] if isinstance(a, dict)})
+        print(f"optbench power: {path} has no {metric or 'aggregate'} under condition {args.condition!r} in suites "
+              f"{args.suite!r} (metrics in the report: {', '.join(have) or 'none'}).", file=sys.stderr)
+        return 2
+
+    def amount(m: str, value: float) -> str:
+        return plain(value, digits(m)) if math.isfinite(value) else "n/a"
+
+    what = "change" if args.change else "crossing"
+    if args.effect is None:
+        body = [[r.suite, r.condition, r.metric, str(r.n), "" if r.samples is None else f"{r.samples:.3g}",
+                 amount(r.metric, r.detectable), amount(r.metric, r.detectable_change), r.source] for r in rows]
+        print(f"{path}: the smallest crossing of a gate's bound, and the smallest change against a run on the same "
+              "items, detected with 80% power (one-sided 2.5%, as a CI gate or a 95% CI that excludes 0):")
+        for line in table(["suite", "condition", "metric", "n", "samples", "crossing", "change", "from"], body):
+            print(line)
+        print("Changes of metrics read off their CI need a baseline comparison in the report (n/a otherwise). "
+              "For the items a given effect needs: optbench power REPORT --metric M --effect X [--change].")
+        return 0
+    for r in rows:
+        design = r.design(args.effect, args.change)
+        print(f"{r.suite}/{r.condition} {r.metric}: to detect a {what} of {amount(r.metric, args.effect)} with 80% "
+              f"power (one-sided 2.5%), from {r.source} (now n = {r.n}"
+              + ("" if r.samples is None else f", {r.samples:.3g} samples per prompt") + "):")
+        body = [[str(d.samples) if d.samples else "as run",
+                 f"{d.items:,}" if d.items is not None else "unreachable"] for d in design]
+        for line in table(["samples per prompt", "items needed"], body):
+            print(line)
+        if args.change and r.components is None and not math.isfinite(r.change_sd):
+            print("  (no change variance: the report holds no baseline comparison of this metric; run with "
+                  "--optbench-baseline first)")
+    return 0
+
+
+def _positive(text: str) -> float:
+    shown = repr(text if len(text) <= 40 else text[:40] + "...")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {shown}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be above 0, got {shown}")
+    return value
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
     """The reports of one run's shards (or disjoint parts) -> one report of every item result."""
     from .report.json_report import write_report as write
@@ -227,7 +287,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return Path(value) if value else None
 
     gate_args = GateArgs(Path(args.report), path(args.thresholds), path(args.baseline), path(args.output),
-                         path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose)
+                         path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
+                         multiplicity=args.multiplicity)
     try:
         return run_gate(gate_args, print)
     except (ReportError, ThresholdsError, StoreError, ValueError, OSError) as exc:
@@ -289,6 +350,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     crosslingual = sub.add_parser("crosslingual", help="every metric by model and language, and model vs language spread, over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)
+    power = sub.add_parser("power", help="the smallest effect a run can detect, and the items a target effect needs")
+    power.add_argument("report", help="a JSON report written by --optbench-report")
+    power.add_argument("--metric", help="one metric (default: every metric; with --effect: skew)")
+    power.add_argument("--effect", type=_positive, metavar="X",
+                       help="the crossing (or with --change the change) to detect, in the metric's units "
+                            "(pp for Skew): print the items needed per number of samples")
+    power.add_argument("--change", action="store_true", help="a change between two runs on the same items")
+    power.add_argument("--condition", default="base", help="condition (default: base)")
+    power.add_argument("--suite", default="*", help="suite glob (default: every suite)")
+    power.set_defaults(func=cmd_power)
     merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")
     merge.add_argument("reports", nargs="+", help="JSON reports written with --optbench-shard I/N (all N of them)")
     merge.add_argument("--output", required=True, help="where to write the merged report")
@@ -303,6 +374,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.add_argument("--junitxml", metavar="PATH", help="write items and gate verdicts as JUnit XML")
     gate.add_argument("--strict", action="store_true", help="items still pending in provider batches fail")
     gate.add_argument("-v", "--verbose", action="count", default=0, help="list every gate row")
+    gate.add_argument("--multiplicity", choices=("holm", "bh", "none"),
+                      help="error control over the 'evidence: ci' gates (default: the thresholds file's, else holm)")
     gate.set_defaults(func=cmd_gate)
     collect = sub.add_parser("collect", help="pick up the results of the store's open provider batches")
     collect.add_argument("--cache-dir", default=".optbench", metavar="DIR",

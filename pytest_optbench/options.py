@@ -60,6 +60,7 @@ class RunOptions:
     timeout: float = 60.0
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
+    multiplicity: str | None = None  # --optbench-multiplicity; None: the thresholds file's, else holm
     batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
@@ -165,6 +166,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
                     help="check the suite files under the given paths against the construction rules, "
                          "without calling a model, and exit (non-zero on errors)")
+    group.addoption("--optbench-multiplicity", dest="optbench_multiplicity", choices=("holm", "bh", "none"),
+                    metavar="holm|bh|none",
+                    help="error control over the session's 'evidence: ci' gates: holm (family-wise error, the "
+                         "default), bh (false discovery rate) or none (each gate's CI alone); overrides the "
+                         "thresholds file's 'multiplicity:'")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
@@ -270,6 +276,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         timeout=config.getoption("optbench_timeout"),
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
+        multiplicity=config.getoption("optbench_multiplicity"),
         batch=bool(config.getoption("optbench_batch")),
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),

@@ -79,15 +79,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
-    gates, display = [], None
+    gates, display, multiplicity = [], None, None
     if options.thresholds_path:
-        from .scoring.gates import load_thresholds
+        from .scoring.gates import read_thresholds
 
         display = display_path(options.thresholds_path, config.rootpath)
-        gates = load_thresholds(options.thresholds_path, display)
+        thresholds = read_thresholds(options.thresholds_path, display)
+        gates, multiplicity = thresholds.gates, thresholds.multiplicity
     if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
         gates, display = [], None
-    controller = ControllerSession(options, gates, display, run_id)
+    controller = ControllerSession(options, gates, display, run_id,
+                                   multiplicity=options.multiplicity or multiplicity or "holm")
     if options.shard is None:
         controller.load_baseline(config.rootpath)
     return controller

@@ -179,7 +179,8 @@ def _folded_normal_mean(mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     return np.asarray(np.where(sd > 0, folded, np.abs(mean)), dtype=float)
 
 
-def ece_debiased(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
+def ece_debiased(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
+                 n_bins: int = N_BINS) -> np.ndarray | float:
     """Debiased ECE of Kumar, Liang and Ma (2019, "Verified uncertainty calibration", sec. 5).
 
     The plug-in |mean p - event rate| of a bin is biased upward by the noise of the event
@@ -188,17 +189,22 @@ def ece_debiased(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
     gap and s_k^2 = r_k (1 - r_k) / n_k its variance; E|N| in closed form instead of their
     1,000 normal draws. Where a bin holds one item (their code refuses such bins) s_k^2 is
     the variance the outcome would have if calibrated, p (1 - p). Clipped at 0: ECE >= 0.
+    ``w``: resample weights as elsewhere here (a paired bootstrap of the change).
     """
     p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
     if p.size == 0:
         return float("nan")
-    count, sum_p, sum_y, _, _ = (v[0] for v in _bin_sums(p, y, None, n_bins))
+    count, sum_p, sum_y, _, _ = _bin_sums(p, y, w, n_bins)
     filled = count > 0
-    c, mean_p, rate = count[filled], sum_p[filled] / count[filled], sum_y[filled] / count[filled]
-    variance = np.where(c >= 2, rate * (1 - rate), mean_p * (1 - mean_p)) / c
-    gap, weight = mean_p - rate, c / p.size
-    plugin = float(weight @ np.abs(gap))
-    return max(0.0, 2 * plugin - float(weight @ _folded_normal_mean(gap, np.sqrt(variance))))
+    safe = np.where(filled, count, 1.0)
+    mean_p, rate = sum_p / safe, sum_y / safe
+    variance = np.where(count >= 2, rate * (1 - rate), mean_p * (1 - mean_p)) / safe
+    gap = np.where(filled, mean_p - rate, 0.0)
+    weight = count / count.sum(axis=1, keepdims=True)
+    plugin = (weight * np.abs(gap)).sum(axis=1)
+    folded = _folded_normal_mean(gap, np.sqrt(np.maximum(variance, 0.0)))
+    values = np.maximum(0.0, 2 * plugin - (weight * folded).sum(axis=1))
+    return _out(values, w is None or np.ndim(w) == 1)
 
 
 def ece_null_draws(p: np.ndarray, n_draws: int, rng: np.random.Generator, n_bins: int = N_BINS,

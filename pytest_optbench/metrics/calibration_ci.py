@@ -77,7 +77,7 @@ def binary_confidences(
 
     point_all = everything(None)
     point = {name: float(np.asarray(value)) for name, value in point_all.items() if not name.startswith(_SE)}
-    point["ece_debiased"] = cal.ece_debiased(p, y)
+    point["ece_debiased"] = float(cal.ece_debiased(p, y))
     if n < 2:
         return point, {name: NoConfidence(value) for name, value in point.items()}
     draws = bootstrap_draws(everything, n, rng, n_resamples)

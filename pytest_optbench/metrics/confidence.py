@@ -143,6 +143,11 @@ class StudentizedBootstrap(Confidence):
     """Mean of per-item values: bootstrap-t floored, tail by tail, at Student's t.
 
     ``t_draws`` are sorted studentized resample means (mean* - mean) / se*, finite only.
+
+    Beyond every draw the bootstrap has nothing to say (its Monte Carlo p would be stuck at
+    1 / (B + 1)); there Student's tail alone decides, so a far crossing keeps a p small
+    enough for Holm over many gates whatever B is. The interval uses the same rule (at least
+    the most extreme draw), so p and interval still agree at every level.
     """
 
     estimate: float
@@ -162,7 +167,8 @@ class StudentizedBootstrap(Confidence):
             return 1.0
         t = self._t(value)
         b = self.t_draws.size
-        p_boot = (b - int(np.searchsorted(self.t_draws, t, side="left")) + 1) / (b + 1)
+        count = b - int(np.searchsorted(self.t_draws, t, side="left"))
+        p_boot = (count + 1) / (b + 1) if count else 0.0
         return max(p_boot, float(_scipy_stats().t.sf(t, self.df)))
 
     def p_less(self, value: float) -> float:
@@ -172,13 +178,14 @@ class StudentizedBootstrap(Confidence):
             return 1.0
         t = self._t(value)
         b = self.t_draws.size
-        p_boot = (int(np.searchsorted(self.t_draws, t, side="right")) + 1) / (b + 1)
+        count = int(np.searchsorted(self.t_draws, t, side="right"))
+        p_boot = (count + 1) / (b + 1) if count else 0.0
         return max(p_boot, float(_scipy_stats().t.cdf(t, self.df)))
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
         b = self.t_draws.size
-        k = min_count(a, b)
+        k = max(1, min_count(a, b))  # no draw beyond t counts as p_boot = 0 (see the class)
         student = float(_scipy_stats().t.isf(a, self.df))
         # p_greater(v) >= a when either part is: at least k draws >= t, or Student's sf >= a.
         upper_t = max(self.t_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf), student)

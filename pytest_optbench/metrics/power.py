@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .confidence import Confidence, StudentizedBootstrap
 from .stats import _scipy_stats
 
 POWER = 0.8
@@ -141,7 +142,16 @@ def minimum_detectable_effect(sd: float, items: int, alpha: float = 0.05, power:
     if items < 2 or not (sd > 0 and math.isfinite(sd)):
         return float("nan")
     se = sd / math.sqrt(items)
-    high = se * 2.0
+    # One-sided: the noncentrality whose noncentral t puts 1 - power below the critical value,
+    # in closed form (SciPy's inverse of the noncentral t CDF; a gate asks this once per row).
+    from scipy.special import nctdtrinc
+
+    critical = float(_scipy_stats().t.isf(alpha / sides, items - 1))
+    one_sided = float(nctdtrinc(items - 1, 1.0 - power, critical)) * se
+    if sides == 1 and math.isfinite(one_sided) and one_sided > 0:
+        return one_sided
+    # Two-sided: the far tail adds a little power, so the answer lies just below that one.
+    high = one_sided if math.isfinite(one_sided) and one_sided > 0 else se * 2.0
     while power_of_t_test(high, sd, items, alpha, sides) < power:
         high *= 2.0
     low = 0.0
@@ -234,3 +244,26 @@ def rate_minimum_detectable_effect(rate: float, checks: float, deff: float = 1.0
     z = float(norm.isf(alpha / sides)) + float(norm.ppf(power))
     spread = max(rate * (1 - rate), 1.0 / checks)  # a rate of 0 still has a detectable shift
     return z * math.sqrt(spread * max(deff, 1.0) / checks)
+
+
+def detectable_crossing(confidence: Confidence, alpha: float = 0.025, power: float = POWER) -> float:
+    """The smallest crossing of a bound that a gate deciding on ``confidence`` detects with
+    the given power: how far beyond the bound the true value must lie for the one-sided test
+    at ``alpha`` (an ``evidence: ci`` gate: 0.025) to fail it 80% of the time.
+
+    A mean of per-item values (``StudentizedBootstrap``): the exact noncentral-t answer for
+    the run's own item SD and number of items. Any other estimate: the normal-theory
+    (z_{1-alpha} + z_power) se, with se read off the wider half of the run's own 95% interval
+    (a rate at 0 events or an ECE near 0 has one long side). NaN without an interval.
+    """
+    if isinstance(confidence, StudentizedBootstrap):
+        items = confidence.df + 1
+        return minimum_detectable_effect(confidence.se * math.sqrt(items), items, alpha, power, sides=1)
+    interval = confidence.interval(0.95)
+    estimate = float(confidence.estimate)
+    half = max(interval.high - estimate, estimate - interval.low)
+    if not (math.isfinite(half) and half > 0):
+        return float("nan")
+    norm = _scipy_stats().norm
+    se = half / float(norm.isf(0.025))
+    return (float(norm.isf(alpha)) + float(norm.ppf(power))) * se

@@ -186,7 +186,8 @@ def gates_section(model: RunModel) -> str:
         return ""
     sentences = "".join(f'<p class="note fail">{esc(s)}</p>' for s in model.gate_failures)
     sentences += "".join(note(s, warn=True) for s in model.gate_not_evaluated)
-    return sentences + model_table(model.gates)
+    sentences += "".join(note(s, warn=True) for s in model.gate_power)
+    return sentences + model_table(model.gates)  # its notes say which correction applied
 
 
 # --------------------------------------------------------------------------- metric tables

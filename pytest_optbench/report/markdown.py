@@ -64,6 +64,8 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
         lines.append(f"\n**{len(head.missing)} item(s) sent no answers** (crashed worker or fixture error).")
     if head.gates.total:
         lines += table_section(model.gates)
+        lines += ["", cell(model.gate_family)]
+        lines += [f"- ⚠️ {cell(s)}" for s in model.gate_power]
     lines += table_section(model.key_metrics)
     if model.changes is not None:
         lines += ["", f"### {cell(heading(model.changes.title))}", ""]

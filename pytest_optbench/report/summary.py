@@ -77,8 +77,11 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
             _write(tr, text, line_style)
         if len(shown) < len(gates.rows):
             tr.write_line(f"({len(gates.rows) - len(shown)} passing gate rows not shown; -v lists them)")
+        tr.write_line(model.gate_family)
         for sentence in model.gate_failures:
             tr.write_line(sentence, red=True)
+        for sentence in model.gate_power:
+            tr.write_line(f"warning: {sentence}", yellow=True)
         counts = head.gates
         tr.write_line(counts.text, red=bool(counts.failed), green=not counts.failed and not counts.not_evaluated,
                       yellow=not counts.failed and bool(counts.not_evaluated), bold=True)

@@ -234,7 +234,8 @@ BINARY_DECOMPOSABLE: dict[str, Callable[..., Any]] = {
     "accuracy": lambda p, y: ((p >= 0.5) == (y == 1)).astype(float),
     "overconfidence": lambda p, y: np.where(p >= 0.5, p, 1 - p) - ((p >= 0.5) == (y == 1)),
 }
-BINARY_WHOLE: dict[str, Callable[..., Any]] = {"auc": cal.auc, "ece": cal.ece, "shrinkage_a": lambda p, y, w=None: cal.shrinkage_fit(p, y, w)[0]}
+BINARY_WHOLE: dict[str, Callable[..., Any]] = {"auc": cal.auc, "ece": cal.ece, "ece_debiased": cal.ece_debiased,
+                                               "shrinkage_a": lambda p, y, w=None: cal.shrinkage_fit(p, y, w)[0]}
 
 
 def _binary_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]],

@@ -38,7 +38,7 @@ from .tolerances import is_default_tolerance
 # The metrics compared across languages, in the order tables list them (then the violation
 # rates of the registered kinds, each at its default tolerance).
 LANGUAGE_METRICS = ("skew", "calibration_error", "condition_effect", "skew_effect", "narrative_susceptibility",
-                    "brier", "overconfidence", "ece")
+                    "brier", "overconfidence", "ece", "ece_debiased")
 
 
 @dataclass(frozen=True)

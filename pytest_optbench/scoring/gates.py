@@ -16,7 +16,10 @@ from typing import Any
 import numpy as np
 
 from ..didyoumean import hint
-from ..metrics.stats import benjamini_hochberg, holm
+from ..metrics.confidence import NATURAL_BOUNDS, Confidence
+from ..metrics.gate_tests import ADJUSTMENTS, adjust, p_crossing
+from ..metrics.power import detectable_crossing
+from ..metrics.stats import CONFIDENCE
 from ..suites import SuiteError, read_yaml
 from ..text import one_line, shown
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
@@ -34,6 +37,14 @@ GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evide
 
 PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
 EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
+# Error control over the session's ``evidence: ci`` gates (thresholds.yaml ``multiplicity:``,
+# --optbench-multiplicity): Holm by default, the family-wise error of the gate verdicts.
+MULTIPLICITY = ADJUSTMENTS
+DEFAULT_MULTIPLICITY = "holm"
+MULTIPLICITY_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
+# A CI gate is a one-sided test at (1 - confidence) / 2 (metrics/gate_tests.py).
+GATE_ALPHA = (1.0 - CONFIDENCE) / 2.0
+THRESHOLDS_KEYS = ("optbench", "gates", "multiplicity")
 
 
 class ThresholdsError(ValueError):
@@ -119,10 +130,18 @@ class Verdict:
     ci_high: float | None = None
     n: int = 0
     reason: str = ""
-    p_value: float | None = None  # the aggregate's own test (e.g. Skew vs 0)
-    p_holm: float | None = None  # adjusted over every evaluated gate of the run
+    p_value: float | None = None  # the aggregate's own test (e.g. Skew vs 0), kept for reference
+    # Holm / Benjamini-Hochberg adjusted p_crossing over the session's evaluated CI gates,
+    # whichever correction decides (None outside that family).
+    p_holm: float | None = None
     p_bh: float | None = None
     n_total: int | None = None  # items (checks, answers) there were in all; n of them were usable
+    p_crossing: float | None = None  # one-sided p of "the true value lies beyond the bound"
+    p_adjusted: float | None = None  # p_crossing under the session's correction (CI gates)
+    multiplicity: str | None = None  # the correction that decided this CI gate
+    family_size: int = 0  # evaluated CI gates in the session's family
+    detectable: float | None = None  # smallest crossing detected with 80% power at this n
+    underpowered: bool = False  # the bound is closer to the metric's ideal than ``detectable``
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -133,16 +152,42 @@ class Verdict:
             "verdict": self.verdict, "reason": self.reason, "tolerance": self.gate.tolerance_used,
             "min_n": self.gate.required_n, "n_total": self.n_total,
             "p_value": self.p_value, "p_holm": self.p_holm, "p_bh": self.p_bh,
+            "p_crossing": self.p_crossing, "p_adjusted": self.p_adjusted, "multiplicity": self.multiplicity,
+            "family_size": self.family_size, "detectable_crossing": self.detectable,
+            "underpowered": self.underpowered,
         }
 
 
-def load_thresholds(path: Path, display: str | None = None) -> list[Gate]:
+@dataclass(frozen=True)
+class Thresholds:
+    """A thresholds file: its gates and its optional ``multiplicity`` (None: not set)."""
+
+    gates: list[Gate]
+    multiplicity: str | None = None
+
+
+def read_thresholds(path: Path, display: str | None = None) -> Thresholds:
     display = display or str(path)
     try:
         data = read_yaml(path, display)
     except SuiteError as exc:
         raise ThresholdsError(str(exc)) from None
-    return parse_thresholds(data, display)
+    return Thresholds(parse_thresholds(data, display), parse_multiplicity(data, display))
+
+
+def load_thresholds(path: Path, display: str | None = None) -> list[Gate]:
+    return read_thresholds(path, display).gates
+
+
+def parse_multiplicity(data: Any, display: str) -> str | None:
+    """The file's ``multiplicity:`` (holm, bh or none), None when absent."""
+    if not isinstance(data, Mapping) or data.get("multiplicity") is None:
+        return None
+    value = data["multiplicity"]
+    if value not in MULTIPLICITY:
+        raise _err(display, None, None, "multiplicity",
+                   f"must be one of {', '.join(MULTIPLICITY)}, got {value!r}")
+    return str(value)
 
 
 def _err(display: str, index: int | None, line: int | None, key: str | None, message: str) -> ThresholdsError:
@@ -162,11 +207,12 @@ def parse_thresholds(data: Any, display: str) -> list[Gate]:
         raise _err(display, None, None, None, "must be a mapping with 'optbench: 1' and 'gates'")
     if data.get("optbench") != 1 or isinstance(data.get("optbench"), bool):
         raise _err(display, None, None, "optbench", f"must be 1 (the format version), got {data.get('optbench')!r}")
-    unknown = set(data) - {"optbench", "gates"}
+    unknown = set(data) - set(THRESHOLDS_KEYS)
     if unknown:
         key = min(map(str, unknown))
-        raise _err(display, None, None, key, f"unknown top-level key{hint(key, ('optbench', 'gates'))} "
-                   "(allowed: optbench, gates)")
+        raise _err(display, None, None, key, f"unknown top-level key{hint(key, THRESHOLDS_KEYS)} "
+                   f"(allowed: {', '.join(THRESHOLDS_KEYS)})")
+    parse_multiplicity(data, display)
     raw_gates = data.get("gates") or []
     if not isinstance(raw_gates, list):
         raise _err(display, None, None, "gates", "must be a list of gates")
@@ -249,8 +295,12 @@ def evaluate(
     suite_kinds: Mapping[str, Sequence[str]],
     comparison: Comparison | None = None,
     totals: Mapping[tuple[str, str, str], int] | None = None,
+    multiplicity: str = DEFAULT_MULTIPLICITY,
 ) -> list[Verdict]:
     """A verdict per gate x (suite, condition) it matches; ``not evaluated`` where none ran.
+
+    ``evidence: ci`` gates are tests of their bounds, corrected together for multiplicity
+    (``multiplicity``: holm, bh or none; see ``_adjust``).
 
     ``suite_kinds`` maps each suite that ran to the item kinds it holds, so that a gate
     without ``suites`` covers exactly the suites its metric applies to. ``totals`` gives
@@ -289,7 +339,7 @@ def evaluate(
             rows.append(Verdict(gate, None, None, NOT_EVALUATED,
                                 reason=unmatched_reason(gate, suite_kinds, by_suite)))
         verdicts.extend(rows)
-    return _adjust(verdicts)
+    return _adjust(verdicts, multiplicity)
 
 
 def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]:
@@ -318,19 +368,70 @@ def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]
         failure = gate.check(change.delta, low, high)
         rows.append(Verdict(gate, change.suite, change.condition, FAIL if failure else PASS, change.delta,
                             low if math.isfinite(low) else None, high if math.isfinite(high) else None,
-                            n=change.n, reason=failure or "", p_value=change.p_value))
+                            n=change.n, reason=failure or "", p_value=change.p_value,
+                            **_test_of_bound(gate, change.confidence)))
     shared = {(c.suite, c.condition) for c in comparison.changes}
     return rows or [Verdict(gate, None, None, NOT_EVALUATED, reason=unshared_reason(gate, shared))]
 
 
-def _adjust(verdicts: list[Verdict]) -> list[Verdict]:
-    """Many gates are many tests: add Holm and Benjamini-Hochberg adjusted p values."""
-    raw = np.array([v.p_value if v.p_value is not None else np.nan for v in verdicts], dtype=float)
-    by_holm, by_bh = holm(raw), benjamini_hochberg(raw)
-    return [
-        replace(v, p_holm=float(h), p_bh=float(b)) if np.isfinite(h) else v
-        for v, h, b in zip(verdicts, by_holm, by_bh)
-    ]
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _test_of_bound(gate: Gate, confidence: Confidence | None) -> dict[str, Any]:
+    """The gate as a test of its bound: p of "crossed", and the crossing it can detect."""
+    if confidence is None:
+        return {}
+    kind, bound = gate._plain()
+    p = _finite(p_crossing(confidence, kind, bound))
+    detectable = _finite(detectable_crossing(confidence, GATE_ALPHA))
+    ideal = _ideal(gate)
+    underpowered = (gate.evidence == "ci" and detectable is not None and ideal is not None
+                    and 0 < abs(bound - ideal) < detectable)
+    return {"p_crossing": p, "detectable": detectable, "underpowered": underpowered}
+
+
+def _ideal(gate: Gate) -> float | None:
+    """The value a gate's bound is a distance from (for the power warning): no change; 0 for
+    a ``max``/``max_abs`` bound; the top of the metric's range for a ``min`` bound (rates,
+    accuracy); None where the metric has no such value."""
+    kind, _bound = gate._plain()
+    if gate.is_change or kind != "min":
+        return 0.0
+    if gate.metric in ("parse_rate", "accuracy", "auc"):
+        return 1.0
+    return NATURAL_BOUNDS[gate.metric][1] if gate.metric in NATURAL_BOUNDS else None
+
+
+def _adjust(verdicts: list[Verdict], multiplicity: str = DEFAULT_MULTIPLICITY) -> list[Verdict]:
+    """Many CI gates are many tests: correct their verdicts for multiplicity.
+
+    The family is every evaluated ``evidence: ci`` gate with a p of its bound (level and
+    change gates alike). A gate whose whole CI lies beyond its bound fails only when its
+    adjusted p is also below (1 - confidence) / 2; with ``none`` that is the CI rule itself.
+    ``point`` gates decide on the estimate and are not in the family. Holm and BH adjusted
+    p values are both kept, whichever decides.
+    """
+    if multiplicity not in MULTIPLICITY:
+        raise ValueError(f"multiplicity must be one of {', '.join(MULTIPLICITY)}, got {multiplicity!r}")
+    family = [i for i, v in enumerate(verdicts)
+              if v.gate.evidence == "ci" and v.verdict != NOT_EVALUATED and v.p_crossing is not None]
+    raw = np.array([verdicts[i].p_crossing for i in family], dtype=float)
+    by_holm, by_bh, chosen = adjust(raw, "holm"), adjust(raw, "bh"), adjust(raw, multiplicity)
+    out = list(verdicts)
+    name = MULTIPLICITY_NAMES[multiplicity]
+    for j, i in enumerate(family):
+        v, q = verdicts[i], float(chosen[j])
+        updated = replace(v, p_holm=float(by_holm[j]), p_bh=float(by_bh[j]), p_adjusted=q,
+                          multiplicity=multiplicity, family_size=len(family))
+        if v.verdict == FAIL and multiplicity != "none" and not q < GATE_ALPHA:
+            updated = replace(updated, verdict=PASS, reason=(
+                f"the whole 95% CI lies beyond the bound, but not after {name}'s correction over "
+                f"{len(family)} CI gates (adjusted p {q:.3g} >= {GATE_ALPHA:g})"))
+        elif v.verdict == FAIL and multiplicity != "none":
+            updated = replace(updated, reason=f"{v.reason} ({name}-adjusted p {q:.3g} over {len(family)} CI gates)")
+        out[i] = updated
+    return out
 
 
 def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kinds: Sequence[str],
@@ -357,4 +458,4 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
     ci = (low if math.isfinite(low) else None, high if math.isfinite(high) else None)
     p = agg.p_value if agg.p_value is not None and math.isfinite(agg.p_value) else None
     return Verdict(gate, suite, condition, FAIL if failure else PASS, value, *ci, n=agg.n,
-                   reason=failure or "", p_value=p, n_total=total)
+                   reason=failure or "", p_value=p, n_total=total, **_test_of_bound(gate, agg.confidence))

@@ -27,9 +27,10 @@ if TYPE_CHECKING:
 
 class ControllerSession:
     def __init__(self, options: RunOptions, gates: list[Gate], thresholds_display: str | None,
-                 run_id: str) -> None:
+                 run_id: str, multiplicity: str = "holm") -> None:
         self.options = options
         self.gates = gates
+        self.multiplicity = multiplicity  # error control over the CI gates (scoring/gates.py)
         self.thresholds_display = thresholds_display
         self.run_id = run_id
         self.records: dict[tuple[str, str, str], ItemRecord] = {}
@@ -122,6 +123,7 @@ class ControllerSession:
             "bootstrap_resamples": options.n_resamples,
             "base_rate_oos": options.base_rate,
             "thresholds": self.thresholds_display,
+            "multiplicity": self.multiplicity,
             "baseline": self.baseline_display,
             "answered_by": list(self.facts.sources),
             "strict": options.strict,
@@ -170,7 +172,7 @@ class ControllerSession:
                 self.output_errors.append(f"--optbench-baseline {self.baseline_display}: could not be compared "
                                           f"({type(exc).__name__}: {one_line(exc, 200)}).")
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison,
-                            possible_n(records))
+                            possible_n(records), self.multiplicity)
         warnings = run_warnings(verdicts, records, self.facts, no_model_skips=self.no_model_skips,
                                 unusable=self.unusable, model_given=bool(self.options.model_spec),
                                 strict=self.options.strict, thresholds=self.thresholds_display)

@@ -40,6 +40,7 @@ class GateArgs:
     strict: bool = False
     verbose: int = 0
     root: Path = Path(".")
+    multiplicity: str | None = None  # --multiplicity; None: the thresholds file's, else holm
 
 
 class _Config:
@@ -69,7 +70,7 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
     ThresholdsError or ValueError with one sentence."""
     from ..report.summary import write_summary
-    from ..scoring.gates import load_thresholds
+    from ..scoring.gates import DEFAULT_MULTIPLICITY, read_thresholds
 
     data = load_report(args.report)
     records = report_records(data, args.report)
@@ -83,10 +84,13 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     options = options_from_run(run, args, thresholds)
     gates: list[Any] = []
     display: str | None = None
+    multiplicity = None
     if thresholds is not None:
         display = display_path(thresholds, args.root.resolve())
-        gates = load_thresholds(thresholds, display)
-    controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}")
+        read = read_thresholds(thresholds, display)
+        gates, multiplicity = read.gates, read.multiplicity
+    controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}",
+                                   multiplicity=args.multiplicity or multiplicity or DEFAULT_MULTIPLICITY)
     controller.load_baseline(args.root.resolve())
     controller.records = {r.key: r for r in records}
     controller.pending = {r.key: r for r in pending}

@@ -565,3 +565,34 @@ def test_a_session_without_suites_scores_nothing_and_loads_no_scoring(pytester: 
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--optbench-strict")
     assert result.ret == 0, result.stdout.str()
     assert "optbench summary" not in result.stdout.str() and "gate" not in result.stdout.str()
+# --------------------------------------------------------------------------- multiplicity and power
+
+
+def test_multiplicity_from_the_file_and_the_command_line(audit: Audit) -> None:
+    audit.write("suites/pairs.yaml", pair_suite("pairs", 12))
+    audit.write("thresholds.yaml", """
+        optbench: 1
+        multiplicity: none
+        gates:
+          - metric: skew
+            max_abs: 60
+            evidence: ci
+          - metric: delta_plus
+            max_abs: 40
+            evidence: ci
+          - metric: parse_rate
+            min: 0.5
+    """)
+    run = audit.run("--model", "sim:optimist")
+    assert run.report is not None and run.report["run"]["multiplicity"] == "none"
+    assert "multiplicity: none; each of the 2 evaluated CI gate(s) decides on its own 95% CI; 1 point gate(s)" \
+        in run.text
+    assert "detectable" in run.text  # the per-gate power column is in the summary
+    run = audit.run("--model", "sim:optimist", "--optbench-multiplicity", "bh")
+    assert run.report is not None and run.report["run"]["multiplicity"] == "bh"
+    ci_gates = [g for g in run.report["gates"] if g["evidence"] == "ci"]
+    assert [(g["multiplicity"], g["family_size"]) for g in ci_gates] == [("bh", 2), ("bh", 2)]
+    assert all(g["p_adjusted"] >= g["p_crossing"] and g["detectable_crossing"] > 0 for g in ci_gates)
+    assert "multiplicity: Benjamini-Hochberg over 2 evaluated CI gate(s)" in run.text
+    bad = audit.run("--model", "sim:optimist", "--optbench-multiplicity", "bonferroni")
+    assert bad.ret == 4 and "invalid choice: 'bonferroni'" in bad.text

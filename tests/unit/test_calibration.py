@@ -585,3 +585,16 @@ def test_unit_weights_equal_no_weights() -> None:
         assert func(HAND_P, HAND_Y, ones) == pytest.approx(func(HAND_P, HAND_Y)), name
     m1, m0 = cal.murphy(HAND_P, HAND_Y, ones), cal.murphy(HAND_P, HAND_Y)
     assert all(m1[k] == pytest.approx(m0[k]) for k in m0)
+
+
+def test_debiased_ece_with_resample_weights_is_the_ece_of_the_resampled_items() -> None:
+    """Weights are item counts of a resample: brute force by repeating the items."""
+    rng = np.random.default_rng(8)
+    p = rng.uniform(0.02, 0.98, 50)
+    y = (rng.uniform(size=50) < p).astype(float)
+    counts = rng.multinomial(50, np.full(50, 1 / 50), size=4).astype(float)
+    got = cal.ece_debiased(p, y, counts)
+    for row, value in zip(counts, np.atleast_1d(got)):
+        repeated = np.repeat(np.arange(50), row.astype(int))
+        assert value == pytest.approx(cal.ece_debiased(p[repeated], y[repeated]), abs=1e-12)
+    assert cal.ece_debiased(p, y, counts[0]) == pytest.approx(float(np.atleast_1d(got)[0]), abs=1e-12)

@@ -296,7 +296,13 @@ def test_rate_change_with_no_events_in_either_run_is_not_a_point() -> None:
 
 @pytest.mark.xfail(strict=False, reason=(
     "open: Hypothesis found cells [(0, 1), (3, 2)] where the MOVER interval at correlation 1 is not "
-    "nested across levels (0.999 narrower than 0.8 on one side)"))
+    "nested across levels (0.999 narrower than 0.8 on one side). Cause: RateChange caps the correlation "
+    "at small/big of the two runs' distances *at each level*; where the cap binds the combined distance "
+    "is sqrt(big^2 - small^2), which shrinks as the level rises when the two runs' distances grow at "
+    "different rates (their design effects differ). A level-free cap would need the distances' ratio "
+    "over all levels; capping at small/(2 big) is provably monotone but never narrower than the wider "
+    "run's own distance, so it gives up the narrowing pairing brings (not measured); a monotone envelope over levels "
+    "costs a grid of Clopper-Pearson intervals per p value. Left for a follow-up."))
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=20), LEVELS,
        st.floats(-0.5, 0.5))

@@ -114,3 +114,18 @@ def test_the_cli_gate_maps_usage_errors_to_4(tmp_path, capsys, monkeypatch):
     write_report(tmp_path / "r.json", COHERENT)
     assert optbench_main(["gate", "r.json", "--thresholds", "nope.yaml"]) == 4
     assert "nope.yaml: no such file" in capsys.readouterr().err
+
+
+def test_the_multiplicity_comes_from_the_command_line_then_the_thresholds_file(tmp_path):
+    report = write_report(tmp_path / "r.json", COHERENT)
+    (tmp_path / "t.yaml").write_text("optbench: 1\nmultiplicity: bh\ngates:\n  - metric: skew\n    max_abs: 5\n"
+                                     "    evidence: ci\n")
+    for given, used in ((None, "bh"), ("none", "none")):
+        out = tmp_path / f"{used}.json"
+        lines: list[str] = []
+        code = run_gate(GateArgs(report, thresholds=tmp_path / "t.yaml", root=tmp_path, output=out,
+                                 multiplicity=given), lines.append)
+        assert code == EXIT_OK
+        data = json.loads(out.read_text())
+        assert data["run"]["multiplicity"] == used and data["gates"][0]["family_size"] == 1
+        assert any(line.startswith("multiplicity: ") for line in lines)

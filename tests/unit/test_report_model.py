@@ -123,7 +123,8 @@ def test_binary_table_shows_accuracy_only_in_the_full_view() -> None:
                   agg("auc", 0.8249, 0.771, 0.874, n=240, suite="known", p_value=1e-12)]
     table = binary_table(aggregates)
     assert table.texts(COMPACT) == [
-        ["known", "base", "240", "0.172 [0.149, 0.196]", "", "", "", "", "0.825 [0.771, 0.874]", "", ""]]
+        ["known", "base", "240", "0.172 [0.149, 0.196]", "", "", "", "", "", "0.825 [0.771, 0.874]", "", ""]]
+    assert table.header(COMPACT)[7:9] == ["ece", "ece debiased"]  # the plug-in ECE never stands alone
     assert "accuracy" in table.header(FULL) and "accuracy" not in table.header(COMPACT)
     assert table.texts(FULL)[0][table.header(FULL).index("accuracy")] == "0.742"
 
@@ -164,7 +165,8 @@ SKEW_GATE = Gate("skew", "max_abs", 5, evidence="ci")
 VERDICTS = [
     Verdict(Gate("parse_rate", "min", 0.95), "track-b", "base", PASS, 0.98666, 0.974, 0.994, n=600),
     Verdict(SKEW_GATE, "track-b", "base", FAIL, 10.366666666666667, 9.812345, 10.9, n=60,
-            reason="the whole 95% CI lies beyond the bound", p_value=1e-9, p_holm=2e-9),
+            reason="the whole 95% CI lies beyond the bound", p_value=1e-9, p_holm=2e-9, p_crossing=1e-9,
+            p_adjusted=2e-9, multiplicity="holm", family_size=1, detectable=0.634, underpowered=False),
     Verdict(Gate("brier_skill_oos", "min", 0), None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"),
     Verdict(Gate("brier", "max_increase", 0.01), "known", "base", PASS, -0.0123, -0.0204, -0.0041, n=240),
 ]
@@ -174,13 +176,17 @@ def test_gate_table_puts_failures_first_and_rounds_like_the_metric() -> None:
     table = gate_table(VERDICTS, "thresholds.yaml")
     assert table.title == "gates from thresholds.yaml"
     assert table.texts(COMPACT) == [
-        ["track-b", "base", "skew", "", "+10.4", "[+9.8, +10.9]", "|x| <= 5", "ci", "FAIL"],
-        ["(no suite ran)", "", "brier_skill_oos", "", "", "n/a", ">= 0", "point", "not evaluated"],
-        ["track-b", "base", "parse_rate", "", "0.987", "[0.974, 0.994]", ">= 0.95", "point", "PASS"],
-        ["known", "base", "brier", "", "-0.012", "[-0.020, -0.004]", "increase <= 0.01", "point", "PASS"],
+        ["track-b", "base", "skew", "", "+10.4", "[+9.8, +10.9]", "|x| <= 5", "ci", "0.6", "FAIL"],
+        ["(no suite ran)", "", "brier_skill_oos", "", "", "n/a", ">= 0", "point", "", "not evaluated"],
+        ["track-b", "base", "parse_rate", "", "0.987", "[0.974, 0.994]", ">= 0.95", "point", "", "PASS"],
+        ["known", "base", "brier", "", "-0.012", "[-0.020, -0.004]", "increase <= 0.01", "point", "", "PASS"],
     ]
     assert [row.tone for row in table.rows] == ["fail", "ne", "pass", "pass"]
-    assert table.texts(FULL)[0][-3:] == ["60", "<0.001", "FAIL"]
+    assert table.header(FULL)[-5:] == ["n", "p crossed", "p adj. (Holm)", "detectable", "verdict"]
+    assert table.texts(FULL)[0][-5:] == ["60", "<0.001", "<0.001", "0.6", "FAIL"]
+    assert table.notes[-1] == ("multiplicity: Holm over 1 evaluated CI gate(s) (family-wise error at 2.5% "
+                               "one-sided); 2 point gate(s) decide on the estimate alone")
+    assert gate_table(VERDICTS, multiplicity="none").header(FULL)[-3] == "p adj. (none)"
 
 
 def test_junit_message_is_rounded_as_the_terminal_shows_it() -> None:

@@ -38,10 +38,12 @@ from .tables import (
     domain_table,
     effects_table,
     failure_sentences,
+    gate_family_text,
     gate_table,
     key_metrics_table,
     language_table,
     not_evaluated_sentences,
+    power_sentences,
     quality_table,
     skew_table,
 )
@@ -155,7 +157,17 @@ class RunModel:
 
     @cached_property
     def gates(self) -> Table:
-        return gate_table(self.outcome.verdicts, self.metadata.get("thresholds"))
+        return gate_table(self.outcome.verdicts, self.metadata.get("thresholds"), self.metadata.get("multiplicity"))
+
+    @cached_property
+    def gate_family(self) -> str:
+        """Which CI gates were corrected together for multiplicity, and how."""
+        return gate_family_text(self.outcome.verdicts, self.metadata.get("multiplicity"))
+
+    @cached_property
+    def gate_power(self) -> tuple[str, ...]:
+        """CI gates whose bound is finer than their data can resolve."""
+        return tuple(power_sentences(self.outcome.verdicts))
 
     @cached_property
     def gate_failures(self) -> tuple[str, ...]:

@@ -12,7 +12,15 @@ from typing import Any
 from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
 from ...scoring.crosslingual import LanguageMetric, LanguageSkew, spread
-from ...scoring.gates import EFFECT_METRICS, FAIL, NOT_EVALUATED, PASS, Verdict
+from ...scoring.gates import (
+    DEFAULT_MULTIPLICITY,
+    EFFECT_METRICS,
+    FAIL,
+    MULTIPLICITY_NAMES,
+    NOT_EVALUATED,
+    PASS,
+    Verdict,
+)
 from ...scoring.tolerances import display_rank
 from .fmt import (
     Formatter,
@@ -45,10 +53,12 @@ from .table import (
 from .table import FAIL as FAIL_TONE
 from .table import NOT_EVALUATED as NE_TONE
 from .table import PASS as PASS_TONE
+from .table import WARN as WARN_TONE
 
 # The metrics every "key metrics" list shows (Markdown, baseline changes, ``optbench
 # compare``), in this order; the JSON report has every metric.
 KEY_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc", "ece",
+               "ece_debiased",
                "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
                "dose_response_violation_rate", "parse_rate", "refusal_rate")
 KEY_ORDER = {m: i for i, m in enumerate(KEY_METRICS)}
@@ -127,8 +137,9 @@ def skew_table(aggregates: Sequence[Aggregate]) -> Table:
     return make_table("skew", "Skew of inverted pairs (pp)", columns, rows, notes=(
         ("Skew = mean over pairs of P(success) - (100 - P(failure)), in pp; d+ and d- are how far the answers to "
          "the good- and bad-outcome questions sit from 50 (Skew = d+ + d-). The quadrant is named only when "
-         "Skew's CI excludes 0. p: Wilcoxon signed-rank. |sum-100|: mean unsigned complement violation; "
-         "vs stated: mean distance from the stated rate (Track A); refusal: share of answers of exactly 50."),))
+         "Skew's CI excludes 0. p: test of a zero mean from the CI's own bootstrap-t/Student distribution (p < 0.05 "
+         "exactly when the CI excludes 0; the JSON report keeps the paper's Wilcoxon p as p_wilcoxon). "
+         "|sum-100|: mean unsigned complement violation; vs stated: mean distance from the stated rate (Track A); refusal: share of answers of exactly 50."),))
 
 
 def domain_table(aggregates: Sequence[Aggregate]) -> Table:
@@ -164,10 +175,12 @@ def binary_table(aggregates: Sequence[Aggregate]) -> Table:
     return _metric_table("binary", "known-answer items", aggregates, "brier", "n", [
         ("brier [95% CI]", "brier", True), ("climatology", "climatology_brier", False),
         ("skill", "brier_skill", False), ("overconf. [95% CI]", "overconfidence", True), ("ece", "ece", False),
+        ("ece debiased", "ece_debiased", False),
         ("auc [95% CI]", "auc", True), (Column("accuracy", (FULL,)), "accuracy", False),
         ("shrink a", "shrinkage_a", False), ("recal. brier", "brier_recalibrated", False),
     ], notes=(("Overconfidence = mean confidence in the chosen side - accuracy (0 when calibrated); "
-              "skill = 1 - Brier / climatology Brier."),))
+              "skill = 1 - Brier / climatology Brier; ece: plug-in ECE over 10 bins (biased upward near 0); "
+              "ece debiased: Kumar, Liang and Ma's debiased estimator (docs/statistics.md)."),))
 
 
 def quality_table(aggregates: Sequence[Aggregate]) -> Table:
@@ -249,23 +262,70 @@ def sorted_verdicts(verdicts: Iterable[Verdict]) -> list[Verdict]:
     return sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict])
 
 
-def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None) -> Table:
+def detectable_text(verdict: Verdict) -> str:
+    """The smallest crossing of the bound the gate detects with 80% power (unsigned)."""
+    return "" if verdict.detectable is None else plain(verdict.detectable, digits(verdict.gate.metric))
+
+
+def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None,
+               multiplicity: str | None = None) -> Table:
     """One row per verdict: failures first, then not evaluated, then passes."""
     rows = []
+    method = gate_multiplicity(verdicts, multiplicity)
     for v in sorted_verdicts(verdicts):
         estimate, ci = gate_evidence(v)
         tone = VERDICT_TONE[v.verdict]
         cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
                  text("" if v.gate.tolerance_used is None else f"{tolerance_text(v.gate.tolerance_used)} pp"),
                  number(estimate if v.value is not None else "", v.value), number(ci), text(v.gate.bound_text),
-                 text(v.gate.evidence), count(v.n), p_cell(v.p_holm), Cell(verdict_text(v.verdict), tone=tone))
+                 text(v.gate.evidence), count(v.n), p_cell(v.p_crossing), p_cell(v.p_adjusted),
+                 number(detectable_text(v), v.detectable, WARN_TONE if v.underpowered else ""),
+                 Cell(verdict_text(v.verdict), tone=tone))
         rows.append(Row(cells, tone))
+    adjusted = f"p adj. ({MULTIPLICITY_NAMES[method]})" if method != "none" else "p adj. (none)"
     columns: list[Column | str] = [
         "suite", "condition", "metric", "tol.", "estimate", "95% CI", "bound", "evidence",
-        Column("n", (FULL,)), Column("p (Holm)", (FULL,)), "verdict"]
+        Column("n", (FULL,)), Column("p crossed", (FULL,)), Column(adjusted, (FULL,)), "detectable", "verdict"]
     return make_table("gates", f"gates from {thresholds or 'thresholds.yaml'}", columns, rows, notes=(
-        ("evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it. "
-         "p (Holm): the aggregate's own test, adjusted over every evaluated gate."),))
+        ("evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it "
+         "and, corrected for the session's CI gates, the p that the bound is crossed stays below 0.025. "
+         "p crossed: one-sided p of \"the true value lies beyond the bound\"; p adj.: the same, corrected over "
+         "the CI gates. detectable: how far beyond the bound the truth must lie for a CI gate to fail it with 80% "
+         "power at this number of items (one-sided 2.5%)."),
+        gate_family_text(verdicts, multiplicity)))
+
+
+def gate_multiplicity(verdicts: Sequence[Verdict], multiplicity: str | None = None) -> str:
+    """The correction the CI gates were judged under (the run's setting, else the verdicts')."""
+    if multiplicity in MULTIPLICITY_NAMES:
+        return str(multiplicity)
+    return next((v.multiplicity for v in verdicts if v.multiplicity), DEFAULT_MULTIPLICITY)
+
+
+def gate_family_text(verdicts: Sequence[Verdict], multiplicity: str | None = None) -> str:
+    """Which gates were corrected together, and how: the summary states it under the gates."""
+    method = gate_multiplicity(verdicts, multiplicity)
+    family = max((v.family_size for v in verdicts), default=0)
+    point = sum(v.gate.evidence == "point" and v.verdict != NOT_EVALUATED for v in verdicts)
+    if method == "none":
+        head = f"multiplicity: none; each of the {family} evaluated CI gate(s) decides on its own 95% CI"
+    else:
+        what = "family-wise error" if method == "holm" else "false discovery rate"
+        head = (f"multiplicity: {MULTIPLICITY_NAMES[method]} over {family} evaluated CI gate(s) ({what} at "
+                f"2.5% one-sided)")
+    return head + (f"; {point} point gate(s) decide on the estimate alone" if point else "")
+
+
+def power_sentences(verdicts: Sequence[Verdict]) -> list[str]:
+    """CI gates whose data cannot tell the ideal value from one well beyond the bound."""
+    out = []
+    for v in verdicts:
+        if v.underpowered and v.detectable is not None:
+            out.append(f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} is underpowered: with "
+                       f"n = {v.n} its CI detects a crossing only of {detectable_text(v)} or more (80% power), "
+                       "more than the bound's distance from the ideal value; add items or samples "
+                       "(optbench power REPORT.json says how many)")
+    return out
 
 
 def gate_message(verdict: Verdict) -> str:
