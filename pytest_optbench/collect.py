@@ -201,6 +201,7 @@ class OptbenchItem(pytest.Function):
             prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
             suite_prompt_hash=self.suite_prompt_hash,
             notes=list(getattr(target, "notes", []) or []),
+            elicit=self.specs[0].mode if self.specs else "text",
         )
         self.optbench_record = record
         self.user_properties.extend(item_properties(record))  # shown by --junitxml

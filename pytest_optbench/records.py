@@ -26,6 +26,12 @@ class Answer:
     input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
     output_tokens: int = 0
     truncated: bool | None = None  # cut off at the token limit; None: unknown (a plain model, an old store)
+    # How the answer was read (elicit/modes.py): "text", "json" (the schema's field) or
+    # "logprobs" (the answer token's distribution); None: text, before modes existed. A json
+    # or logprobs run whose server fell back, or ignored the request, has "text" answers.
+    mode: str | None = None
+    mass: float | None = None  # logprobs: share of the answer position's probability read
+    distribution: dict[str, float] | None = None  # logprobs: value (or yes/no) -> probability
 
 
 @dataclass
@@ -69,6 +75,7 @@ class ItemRecord:
     prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
     suite_prompt_hash: str = ""  # every prompt of the suite, selected or not (collect.suite_prompt_hash)
     notes: list[str] = field(default_factory=list)  # parameter changes the provider made
+    elicit: str = "text"  # how its answers were asked for: text | json | logprobs (a report before modes: text)
 
     @property
     def key(self) -> tuple[str, str, str]:

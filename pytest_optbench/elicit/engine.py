@@ -11,6 +11,7 @@ items then read their answers from the store.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from ..providers.api import ApiProvider, ApiRequest, CallFailed, cut_off
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
 from ..records import Answer, PromptRecord
+from . import distribution, modes
 from .parse import parse_answer
 from .store import ResponseStore, StoredAnswer, answer_key
 
@@ -41,19 +43,49 @@ def parsed_answer(raw: str, question: str | None = None, truncated: bool | None 
     return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, **extra)
 
 
+def read_answer(raw: str, mode: str, question: str | None = None, truncated: bool | None = None, *,
+                positions: Sequence[distribution.Position] | None = None, yes_no: bool = False,
+                **extra: Any) -> Answer:
+    """A reply read as its mode says (elicit/modes.py). ``mode`` is what the server served;
+    a json reply that is no JSON object, and a logprobs reply without log-probabilities, are
+    read as text (and recorded as text answers)."""
+    if mode == modes.LOGPROBS and positions:
+        reading = distribution.read(positions, yes_no=yes_no)
+        return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=truncated, mode=mode,
+                      mass=round(reading.mass, 4), distribution=reading.distribution or None, **extra)
+    if mode == modes.JSON:
+        strict = modes.json_value(raw)
+        if strict is not None:
+            return Answer(raw=raw, value=strict[0], reason=strict[1], truncated=truncated, mode=mode, **extra)
+    answer = parsed_answer(raw, question, truncated, **extra)
+    answer.mode = modes.TEXT if mode != modes.TEXT else None
+    return answer
+
+
 def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
-    """Ask a plain model every prompt ``samples`` times and parse each answer."""
+    """Ask a plain model every prompt ``samples`` times and read each answer.
+
+    In logprobs mode a model with a ``logprobs(prompt)`` method gives the answer tokens'
+    distribution (``distribution.Position`` list); one without it answers in text."""
     records = []
     for spec in specs:
         record = PromptRecord(spec.role, spec.user)
+        logprobs = getattr(model, "logprobs", None) if spec.mode == modes.LOGPROBS else None
         for sample in range(spec.samples):
-            prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta)
+            prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta, spec.mode)
             try:
+                if callable(logprobs):
+                    positions = list(logprobs(prompt))
+                    raw = "".join(p.token for p in positions)
+                    record.answers.append(read_answer(raw, modes.LOGPROBS, spec.user, None, positions=positions,
+                                                      yes_no=spec.yes_no))
+                    continue
                 raw = model.complete(prompt)
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
-            record.answers.append(parsed_answer(raw, spec.user, truncated=None))
+            served = modes.TEXT if spec.mode == modes.LOGPROBS else spec.mode
+            record.answers.append(read_answer(raw, served, spec.user, truncated=None))
         records.append(record)
     return records
 
@@ -147,7 +179,14 @@ class ApiElicitor:
         self.max_tokens = settings.max_tokens or getattr(provider, "default_max_tokens", None)
 
     def key(self, spec: PromptSpec) -> str:
-        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature, self.max_tokens)
+        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature,
+                          self.tokens_for(spec), modes.STORE_MODES[spec.mode])
+
+    def tokens_for(self, spec: PromptSpec) -> int | None:
+        """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS)."""
+        if spec.mode == modes.LOGPROBS:
+            return min(self.max_tokens or modes.LOGPROBS_MAX_TOKENS, modes.LOGPROBS_MAX_TOKENS)
+        return self.max_tokens
 
     def owns(self, key: str) -> bool:
         """Stable sharding between xdist workers (a hash, never ``hash()``)."""
@@ -206,7 +245,8 @@ class ApiElicitor:
         stats = self.stats
         while remaining > 0:
             n = max(1, min(remaining, self.provider.max_n))
-            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.max_tokens, n)
+            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.tokens_for(job.spec), n,
+                                 job.spec.mode, job.spec.yes_no)
             await limit.acquire()
             stats.in_flight += 1
             stats.requests += 1
@@ -244,8 +284,11 @@ class ApiElicitor:
             stats.in_flight -= 1
             await limit.release()
             texts = result.texts[:n]
+            logprobs = [result.logprobs_of(i) for i in range(len(texts))]
             self.store.put(job.key, sample, texts, result.input_tokens, result.output_tokens, self.settings.run_id,
-                           finish_reasons=[result.finish_reason(i) for i in range(len(texts))])
+                           finish_reasons=[result.finish_reason(i) for i in range(len(texts))],
+                           mode=result.mode if result.mode != job.spec.mode else None,
+                           logprobs=[json.dumps(lp, ensure_ascii=False) if lp else None for lp in logprobs])
             stats.input_tokens += result.input_tokens
             stats.output_tokens += result.output_tokens
             stats.done += len(texts)
@@ -273,7 +316,7 @@ class ApiElicitor:
             if len(stored) < spec.samples and key not in self.failures:
                 self._runner().run(self._run(self.plan([spec], only_own=False)))
                 stored = self.store.get(key)
-        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec.user)
+        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec)
                                                    for i in range(spec.samples)])
 
     def _wait_for_peer(self, key: str, samples: int) -> dict[int, StoredAnswer]:
@@ -294,14 +337,21 @@ class ApiElicitor:
             stored = self.store.get(key)
         return stored
 
-    def _answer(self, key: str, stored: StoredAnswer | None, question: str) -> Answer:
+    def _answer(self, key: str, stored: StoredAnswer | None, spec: PromptSpec) -> Answer:
         if stored is None:
             if self.settings.offline:
                 return Answer(raw=None, error="not in the response store (--optbench-offline)")
             return Answer(raw=None, error=self.failures.get(key, "no answer was received"))
-        return parsed_answer(stored.text, question, cut_off(stored.finish_reason),
-                             cached=stored.run_id != self.settings.run_id,
-                             input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+        positions = None
+        if stored.logprobs:
+            try:
+                positions = distribution.from_json(json.loads(stored.logprobs))
+            except ValueError:
+                positions = None
+        return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
+                           positions=positions, yes_no=spec.yes_no,
+                           cached=stored.run_id != self.settings.run_id,
+                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:

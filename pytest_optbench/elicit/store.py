@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS answers (
     run_id TEXT NOT NULL DEFAULT '',
     created REAL NOT NULL,
     finish_reason TEXT,  -- why the text stopped, as the server said ("length": cut off); NULL: unknown
+    mode TEXT,  -- the mode the server served when it differs from the key's (a fallback); NULL: the key's
+    logprobs TEXT,  -- logprobs mode: the generated tokens and their alternatives (JSON); NULL: none
     PRIMARY KEY (key, sample)
 );
 -- Requests that failed for good in one session, so that the other xdist workers of that
@@ -43,7 +45,10 @@ CREATE TABLE IF NOT EXISTS failures (
 """
 
 
-_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created", "finish_reason")
+_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created", "finish_reason",
+            "mode", "logprobs")
+# Columns later releases added, each read as NULL (unknown) in rows written before them.
+_ADDED = ("finish_reason", "mode", "logprobs")
 
 
 class StoreError(Exception):
@@ -68,6 +73,8 @@ class StoredAnswer:
     output_tokens: int = 0
     run_id: str = ""  # the session that paid for it
     finish_reason: str | None = None  # as the server said; None: unknown (or stored before it was kept)
+    mode: str | None = None  # served in another mode than the key's (a fallback to text); None: the key's
+    logprobs: str | None = None  # JSON of the tokens and their alternatives (logprobs mode)
 
 
 class ResponseStore:
@@ -99,20 +106,24 @@ class ResponseStore:
         throughout: older plugins read and write such a store unchanged). Their old rows read
         as unknown. A store that cannot be changed (read-only) is read without them."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
-        if "finish_reason" not in columns:
-            try:
-                self._db.execute("ALTER TABLE answers ADD COLUMN finish_reason TEXT")
-            except sqlite3.OperationalError:  # another process added it first, or read-only
-                columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
-                self.keeps_finish_reason = "finish_reason" in columns
+        for name in _ADDED:
+            if name not in columns:
+                try:
+                    self._db.execute(f"ALTER TABLE answers ADD COLUMN {name} TEXT")
+                except sqlite3.OperationalError:  # another process added it first, or read-only
+                    pass
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+        self.kept = tuple(name for name in _ADDED if name in columns)
+        self.keeps_finish_reason = "finish_reason" in columns
 
     keeps_finish_reason = True  # False: a store without the column that could not be given it
+    kept: tuple[str, ...] = _ADDED  # the added columns this store has
 
     def get(self, key: str) -> dict[int, StoredAnswer]:
+        added = ", ".join(name if name in self.kept else "NULL" for name in _ADDED)
         try:
             rows = self._db.execute(
-                "SELECT sample, text, input_tokens, output_tokens, run_id, "
-                f"{'finish_reason' if self.keeps_finish_reason else 'NULL'} FROM answers WHERE key=?", (key,)
+                f"SELECT sample, text, input_tokens, output_tokens, run_id, {added} FROM answers WHERE key=?", (key,)
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: the response store cannot be read ({exc}).") from None
@@ -132,24 +143,26 @@ class ResponseStore:
 
     def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
             output_tokens: int = 0, run_id: str = "",
-            finish_reasons: Sequence[str | None] = ()) -> list[int]:
+            finish_reasons: Sequence[str | None] = (), mode: str | None = None,
+            logprobs: Sequence[str | None] = ()) -> list[int]:
         """Store the texts of one request as samples first_sample, first_sample+1, ...
 
         Tokens are billed once per request, so they go on its first sample; ``finish_reasons``
-        go with their texts (missing ones are unknown). Samples that another process stored
+        go with their texts (missing ones are unknown), as do ``logprobs`` (JSON text); ``mode``
+        is the mode served when it is not the key's. Samples that another process stored
         meanwhile are kept (first writer wins); returns the indices actually written.
         """
         now = time.time()
         written = []
         for offset, text in enumerate(texts):
             tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
-            reason = finish_reasons[offset] if offset < len(finish_reasons) else None
-            row: tuple[Any, ...] = (key, first_sample + offset, text, *tokens, run_id, now, reason)
-            if not self.keeps_finish_reason:
-                row = row[:-1]
+            added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
+                     "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None}
+            names = [*_COLUMNS[:7], *self.kept]
+            row: tuple[Any, ...] = (key, first_sample + offset, text, *tokens, run_id, now,
+                                    *(added[name] for name in self.kept))
             cursor = self._db.execute(
-                f"INSERT OR IGNORE INTO answers ({', '.join(_COLUMNS[:len(row)])}) "
-                f"VALUES ({', '.join('?' * len(row))})", row)
+                f"INSERT OR IGNORE INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row)
             if cursor.rowcount:
                 written.append(first_sample + offset)
         return written

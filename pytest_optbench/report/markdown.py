@@ -56,7 +56,8 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
     head = model.headline
     lines = [f"## pytest-optbench: {cell(head.model)}", ""]
     icon = "❌" if head.failed else "✅"
-    lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · prompt `{head.prompt_hash}`")
+    lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · elicit `{head.elicit}` · "
+                 f"prompt `{head.prompt_hash}`")
     if head.missing:
         lines.append(f"\n**{len(head.missing)} item(s) sent no answers** (crashed worker or fixture error).")
     if head.gates.total:

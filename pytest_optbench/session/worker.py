@@ -231,7 +231,7 @@ def get_worker(config: pytest.Config) -> WorkerSession:
 def provider_options(options: RunOptions) -> Any:
     from ..providers.api import ProviderOptions
 
-    return ProviderOptions(options.base_url, options.timeout, options.seed)
+    return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback)
 
 
 def check_model_spec(options: RunOptions) -> None:

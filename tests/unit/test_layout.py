@@ -18,7 +18,8 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("didyoumean", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("didyoumean", "kinds", "suites", "records", "elicit.parse", "elicit.extract", "elicit.modes",
+     "elicit.distribution"),
     ("suite_checks", "facts"),
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
