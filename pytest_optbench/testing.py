@@ -87,6 +87,7 @@ class FakeAPI:
     # stop_reason "max_tokens" (else "stop" / "end_turn"); called with the request and sample index.
     cut_off: Callable[[FakeRequest, int], bool] | None = None
     structured: bool = True  # False: ignore response_format / json_schema (prose comes back)
+    max_top_logprobs: int | None = None  # more alternatives asked get a 400 stating the cap (vLLM's words)
     token_style: str = "whole"  # how logprobs tokenize a number (TOKEN_STYLES)
     completions_shape: str = "openai"  # logprobs on /completions: "openai" (legacy) or "llama.cpp"
     # Or the positions themselves, per request and sample: the reply is their tokens joined.
@@ -189,6 +190,11 @@ class FakeAPI:
                 return self._send(handler, 400, {"error": {
                     "message": f"Unsupported parameter: '{param}' is not supported with this model.",
                     "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
+        if self.max_top_logprobs is not None and request.top_logprobs > self.max_top_logprobs:
+            return self._send(handler, 400, {"error": {
+                "code": 400, "type": "BadRequestError", "param": None,
+                "message": f"Requested top_logprobs ({request.top_logprobs}) exceeds maximum allowed value "
+                           f"({self.max_top_logprobs})"}})
         if request.api != "anthropic" and self.max_n is not None and request.n > self.max_n:
             return self._send(handler, 400, {"error": {
                 "code": 400, "type": "invalid_request_error",

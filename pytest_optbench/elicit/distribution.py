@@ -20,9 +20,12 @@ mode"):
   continuation (the model's choice of "round to 5 or 10" and of length is taken to be the
   same whatever the leading digit), restricted to values <= 100. Each continuation
   position is renormalised over its digits and its end (any token that is not a digit).
-* **Out of range, decimals.** Values above 100 are not answers (their mass is not
-  counted). A decimal point ends the number (65.5 -> 65), except "0." followed by a digit
-  on the generated path: a 0-1 scale answer, which is "no answer" as in text mode.
+* **Out of range, decimals, fractions.** Values above 100 are not answers (their mass is
+  not counted). A decimal point ends the number (65.5 -> 65), except "0." followed by a
+  digit on the generated path: a 0-1 scale answer, which is "no answer" as in text mode.
+  A leading "0" that is not the generated token is not counted (on the models we met it
+  mostly starts "0.5", a 0-1 answer, whose continuation is unseen); "/" or ":" after the
+  digits (a fraction or odds, "1/4") makes the reading not a number (its mass is lost).
 * **Mass.** ``mass`` is the share of the first answer position's probability that the
   reading accounts for (numbers 0-100, or yes and no). Below ``MIN_MASS`` the result is "no
   answer": the model mostly meant to say something else (a word, a sentence, a refusal).
@@ -48,6 +51,7 @@ LOW_MASS = "too little probability on numbers"
 LOW_MASS_YES_NO = "too little probability on yes and no"
 NO_POSITIONS = "no log-probabilities in the response"
 SCALE_01 = "the answer is on a 0-1 scale (0.xx)"
+FRACTION = "the answer is a fraction or odds (1/4), not a percentage"
 
 # Yes and no in the ten suite languages (lower case, as one token may spell them).
 YES_WORDS = frozenset({"yes", "y", "ja", "oui", "sí", "si", "да", "हाँ", "हां", "نعم", "是", "是的", "对",
@@ -56,6 +60,7 @@ NO_WORDS = frozenset({"no", "n", "nein", "non", "нет", "नहीं", "لا"
                       "아니오", "아니"})
 _MARKERS = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n", "ĉ": "\t"})
 _TRAILING = " \t\n.,:;!?*\"'`)]}。．！？、"
+_FRACTION = ("/", ":", "⁄")
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,10 @@ class Position:
     token: str
     logprob: float
     top: tuple[tuple[str, float], ...] = ()
+
+    def generated(self) -> float:
+        """The generated token's probability, on the same scale as ``alternatives``."""
+        return self.alternatives().get(spelling(self.token), 0.0)
 
     def alternatives(self) -> dict[str, float]:
         """Normalised spelling -> probability at this position (same spellings add up)."""
@@ -144,8 +153,8 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
                 return Reading(None, f"{LOW_MASS_YES_NO} ({mass:.2f} < {min_mass:g})", mass,
                                _rounded({"yes": yes / mass, "no": no / mass}))
             return Reading(100.0 * yes / mass, None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
-    if _scale01(positions):
-        return Reading(None, SCALE_01, 0.0)
+    if (shape := _path_shape(positions)) is not None:
+        return Reading(None, shape, 0.0)
     mass = sum(numbers.values())
     if mass <= 0:
         return Reading(None, f"{LOW_MASS} (0.00 < {min_mass:g})", 0.0)
@@ -169,7 +178,7 @@ def _answer_start(positions: Sequence[Position]) -> Iterable[tuple[int, float]]:
         yield index, weight
         if not _blank(spelling(position.token)):
             return
-        weight *= _prob(position.logprob)
+        weight *= position.generated()
 
 
 def _yes_no_mass(positions: Sequence[Position]) -> tuple[float, float]:
@@ -197,6 +206,8 @@ def _number_mass(positions: Sequence[Position]) -> dict[int, float]:
             if digits is None:
                 continue
             head, ended = digits
+            if head == "0" and not ended and text != generated:
+                continue  # "0" then unseen: mostly "0.5" (a 0-1 answer), rarely 0
             follow = {"": 1.0} if ended else shared
             for value, q in _values(head, follow, shared=text != generated).items():
                 out[value] = out.get(value, 0.0) + weight * p * q
@@ -230,8 +241,11 @@ def _continuation(positions: Sequence[Position], index: int, depth: int = 0) -> 
     position = positions[index]
     alternatives = position.alternatives()
     digit_p: dict[str, float] = {}
-    end = 0.0
+    end = lost = 0.0
     for text, p in alternatives.items():
+        if text[:1] in _FRACTION:
+            lost += p  # "1/4", "3:1": a fraction or odds, not this number (its mass is lost)
+            continue
         if text[:1].isspace():  # " 5" after "6" is a new word, not the number going on
             end += p
             continue
@@ -240,9 +254,9 @@ def _continuation(positions: Sequence[Position], index: int, depth: int = 0) -> 
             end += p
         else:
             digit_p[digits[0]] = digit_p.get(digits[0], 0.0) + p
-    total = end + sum(digit_p.values())
-    if total <= 0:
-        return {"": 1.0}
+    total = end + lost + sum(digit_p.values())
+    if total <= lost:
+        return {"": 1.0} if not lost else {}
     generated = spelling(position.token)
     gen = _digits(generated) if not generated[:1].isspace() else None
     deeper = _continuation(positions, index + 1, depth + 1) if gen and not gen[1] else {"": 1.0}
@@ -257,11 +271,20 @@ def _continuation(positions: Sequence[Position], index: int, depth: int = 0) -> 
     return out
 
 
-def _scale01(positions: Sequence[Position]) -> bool:
-    """The generated path reads "0." or "0," followed by a digit: a 0-1 answer."""
-    texts = [spelling(p.token) for p in positions[:6]]
-    joined = "".join(texts).lstrip()
-    return len(joined) >= 3 and joined[0] == "0" and joined[1] in ".," and joined[2].isdigit()
+def _path_shape(positions: Sequence[Position]) -> str | None:
+    """The generated path is a 0-1 decimal ("0.25") or a fraction ("1/4"): then the model's
+    answer is not a number on 0-100, whatever the alternatives say."""
+    joined = "".join(spelling(p.token) for p in positions[:8]).lstrip()
+    run = 0
+    while run < len(joined) and joined[run].isascii() and joined[run].isdigit():
+        run += 1
+    if not run or run >= len(joined):
+        return None
+    if joined[:run] == "0" and joined[run] in ".," and joined[run + 1:run + 2].isdigit():
+        return SCALE_01
+    if joined[run] in _FRACTION and joined[run + 1:run + 2].strip()[:1].isdigit():
+        return FRACTION
+    return None
 
 
 # --------------------------------------------------------------------------- wire shapes

@@ -45,10 +45,11 @@ def parsed_answer(raw: str, question: str | None = None, truncated: bool | None 
 
 def read_answer(raw: str, mode: str, question: str | None = None, truncated: bool | None = None, *,
                 positions: Sequence[distribution.Position] | None = None, yes_no: bool = False,
-                **extra: Any) -> Answer:
+                asked: str | None = None, **extra: Any) -> Answer:
     """A reply read as its mode says (elicit/modes.py). ``mode`` is what the server served;
     a json reply that is no JSON object, and a logprobs reply without log-probabilities, are
-    read as text (and recorded as text answers)."""
+    read as text (and recorded as text answers). ``asked``: the mode asked for, when the
+    server served another (a fallback): the answer is then recorded as a text answer."""
     if mode == modes.LOGPROBS and positions:
         reading = distribution.read(positions, yes_no=yes_no)
         return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=truncated, mode=mode,
@@ -58,7 +59,7 @@ def read_answer(raw: str, mode: str, question: str | None = None, truncated: boo
         if strict is not None:
             return Answer(raw=raw, value=strict[0], reason=strict[1], truncated=truncated, mode=mode, **extra)
     answer = parsed_answer(raw, question, truncated, **extra)
-    answer.mode = modes.TEXT if mode != modes.TEXT else None
+    answer.mode = modes.TEXT if (asked or mode) != modes.TEXT else None
     return answer
 
 
@@ -85,7 +86,7 @@ def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
             served = modes.TEXT if spec.mode == modes.LOGPROBS else spec.mode
-            record.answers.append(read_answer(raw, served, spec.user, truncated=None))
+            record.answers.append(read_answer(raw, served, spec.user, truncated=None, asked=spec.mode))
         records.append(record)
     return records
 
@@ -349,7 +350,7 @@ class ApiElicitor:
             except ValueError:
                 positions = None
         return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
-                           positions=positions, yes_no=spec.yes_no,
+                           positions=positions, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
                            input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
 

@@ -62,8 +62,10 @@ class CompletionsProvider(OpenAIProvider):
         params["stop"] = STOP
         super()._common(params, request, mode)
         if mode == modes.JSON:
-            # llama.cpp's completions take the schema as json_schema; vLLM's as response_format.
-            params["extra_body"] = {"json_schema": modes.ANSWER_SCHEMA}
+            # llama.cpp's completions take the schema as json_schema; vLLM's as response_format
+            # (which the SDK's completions method does not know: both go in the body).
+            params["extra_body"] = {"json_schema": modes.ANSWER_SCHEMA,
+                                    "response_format": params.pop("response_format")}
         elif mode == modes.LOGPROBS:
             params.pop("top_logprobs", None)
             params["logprobs"] = self.top_logprobs

@@ -27,6 +27,7 @@ _CAP_PATTERNS = (
     re.compile(r"<=\s*(\d+)"),  # llama.cpp: "Value must be between 1 <= value <= 4"; OpenAI: "a value <= 128"
     re.compile(r"(?:at most|maximum(?: value)?(?: of| is)?|less than or equal to|up to|not exceed)\s+(\d+)"),
     re.compile(r"between\s+\d+\s+and\s+(\d+)"),
+    re.compile(r"maximum allowed value\s*\(?(\d+)"),  # vLLM: "exceeds maximum allowed value (5)"
 )
 
 
