@@ -51,8 +51,9 @@ def read_answer(raw: str, mode: str, question: str | None = None, truncated: boo
     read as text (and recorded as text answers). ``asked``: the mode asked for, when the
     server served another (a fallback): the answer is then recorded as a text answer."""
     if mode == modes.LOGPROBS and positions:
+        # The reply stops at a few tokens by design; the answer is at its start, not cut off.
         reading = distribution.read(positions, yes_no=yes_no)
-        return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=truncated, mode=mode,
+        return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=None, mode=mode,
                       mass=round(reading.mass, 4), distribution=reading.distribution or None, **extra)
     if mode == modes.JSON:
         strict = modes.json_value(raw)
