@@ -36,7 +36,6 @@ LOGPROBS_MAX_TOKENS = 8
 
 NOT_JSON = "not a JSON answer object (the server ignored the schema); read as text"
 JSON_BAD_FIELD = "JSON answer's 'probability' is not a number from 0 to 100 (percent)"
-JSON_NO_FIELD = "JSON answer has no 'probability'"
 
 # The answer rule that replaces "Reply with a single integer ..." for yes/no items in
 # logprobs mode: P(yes) is read from the first token's distribution.
@@ -55,10 +54,10 @@ def json_value(text: str) -> tuple[float | None, str | None] | None:
         data = json.loads(stripped)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or ANSWER_FIELD not in data:
+        # Not the schema's object (a server that ignored it may send {"answer": 65}): the
+        # text extractor reads it, with its own rules for JSON replies.
         return None
-    if ANSWER_FIELD not in data:
-        return None, JSON_NO_FIELD
     value = data[ANSWER_FIELD]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None, f"{JSON_BAD_FIELD} (got {type(value).__name__})"

@@ -97,7 +97,7 @@ position = st.builds(lambda token, lp, alts: Position(token, lp, tuple(alts)), t
                      st.floats(-20, 0), st.lists(st.tuples(tokens, st.floats(-20, 0)), max_size=8))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(position, min_size=1, max_size=5), st.booleans())
 def test_mass_and_value_stay_in_range(positions: list[Position], yes_no: bool) -> None:
     reading = D.read(positions, yes_no=yes_no)
@@ -111,7 +111,7 @@ def test_mass_and_value_stay_in_range(positions: list[Position], yes_no: bool) -
     assert all(0 <= p <= 1 for p in reading.distribution.values())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(position, min_size=1, max_size=4), st.sampled_from(["Ġ", "▁", " "]))
 def test_marker_spellings_do_not_change_the_reading(positions: list[Position], marker: str) -> None:
     def respell(token: str) -> str:
@@ -123,7 +123,7 @@ def test_marker_spellings_do_not_change_the_reading(positions: list[Position], m
     assert first.mass == pytest.approx(second.mass)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.floats(0.0, 0.49), st.integers(0, 100))
 def test_no_answer_below_the_threshold(share: float, value: int) -> None:
     rest = 1.0 - share

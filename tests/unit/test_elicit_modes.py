@@ -121,7 +121,7 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
 @pytest.mark.parametrize(("reply", "value", "mode"), [
     ('{"probability": 65}', 65, "json"), ('```json\n{"probability": 7}\n```', 7, "json"),
     ('{"probability": 0.35}', None, "json"), ('{"probability": "65"}', None, "json"),
-    ('{"probability": 250}', None, "json"), ('{"answer": 65}', None, "json"),
+    ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
 ])
