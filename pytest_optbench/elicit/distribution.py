@@ -24,8 +24,10 @@ mode"):
   not counted). A decimal point ends the number (65.5 -> 65), except "0." followed by a
   digit on the generated path: a 0-1 scale answer, which is "no answer" as in text mode.
   A leading "0" that is not the generated token is not counted (on the models we met it
-  mostly starts "0.5", a 0-1 answer, whose continuation is unseen); "/" or ":" after the
-  digits (a fraction or odds, "1/4") makes the reading not a number (its mass is lost).
+  mostly starts "0.5", a 0-1 answer, whose continuation is unseen). After the digits only a
+  clear end counts as the number's end (nothing, a blank, punctuation, "%", "percent", a
+  special token); a word, "/" or ":" ("1 in 4", "1/4"), or a number after a space may make
+  the digits part of something else, and that share is lost, not read as the number.
 * **Mass.** ``mass`` is the share of the first answer position's probability that the
   reading accounts for (numbers 0-100, or yes and no). Below ``MIN_MASS`` the result is "no
   answer": the model mostly meant to say something else (a word, a sentence, a refusal).
@@ -51,7 +53,7 @@ LOW_MASS = "too little probability on numbers"
 LOW_MASS_YES_NO = "too little probability on yes and no"
 NO_POSITIONS = "no log-probabilities in the response"
 SCALE_01 = "the answer is on a 0-1 scale (0.xx)"
-FRACTION = "the answer is a fraction or odds (1/4), not a percentage"
+FRACTION = "the answer's digits go on as something else (1/4, 1 in 4, 60-70), not a percentage"
 
 # Yes and no in the ten suite languages (lower case, as one token may spell them).
 YES_WORDS = frozenset({"yes", "y", "ja", "oui", "sí", "si", "да", "हाँ", "हां", "نعم", "是", "是的", "对",
@@ -61,6 +63,10 @@ NO_WORDS = frozenset({"no", "n", "nein", "non", "нет", "नहीं", "لا"
 _MARKERS = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n", "ĉ": "\t"})
 _TRAILING = " \t\n.,:;!?*\"'`)]}。．！？、"
 _FRACTION = ("/", ":", "⁄")
+# After a number's digits, what clearly ends it (anything else may make it part of "1 in 4").
+_END_CHARS = frozenset("%％.,;!?)]}\"'`*<。．、，！？")
+_PERCENT_WORDS = ("percent", "per cent", "pct", "prozent", "pour cent", "por ciento", "por cento",
+                  "процент", "प्रतिशत", "بالمئة", "في المئة", "퍼센트", "パーセント")
 
 
 @dataclass(frozen=True)
@@ -243,17 +249,14 @@ def _continuation(positions: Sequence[Position], index: int, depth: int = 0) -> 
     digit_p: dict[str, float] = {}
     end = lost = 0.0
     for text, p in alternatives.items():
-        if text[:1] in _FRACTION:
-            lost += p  # "1/4", "3:1": a fraction or odds, not this number (its mass is lost)
-            continue
-        if text[:1].isspace():  # " 5" after "6" is a new word, not the number going on
+        kind = _after_digits(text)
+        run = _digits(text)
+        if kind == "digit" and run is not None:
+            digit_p[run[0]] = digit_p.get(run[0], 0.0) + p
+        elif kind == "end":
             end += p
-            continue
-        digits = _digits(text)
-        if digits is None:
-            end += p
-        else:
-            digit_p[digits[0]] = digit_p.get(digits[0], 0.0) + p
+        else:  # "1 in 4", "1/4", "6 5": the number may go on as something else (its mass is lost)
+            lost += p
     total = end + lost + sum(digit_p.values())
     if total <= lost:
         return {"": 1.0} if not lost else {}
@@ -271,19 +274,38 @@ def _continuation(positions: Sequence[Position], index: int, depth: int = 0) -> 
     return out
 
 
+def _after_digits(text: str) -> str:
+    """What a token after a number's digits does: "digit" (the number goes on), "end" (a
+    clear end: nothing, a blank, punctuation, "%", "percent", a special token such as
+    "<eos>"), or "other" (a word, a fraction bar, a new number after a space)."""
+    if _digits(text) is not None and not text[:1].isspace():
+        return "digit"
+    body = text.strip()
+    if not body or body[0] in _END_CHARS:
+        return "end"
+    if body.lower().startswith(_PERCENT_WORDS):
+        return "end"
+    return "other"
+
+
 def _path_shape(positions: Sequence[Position]) -> str | None:
-    """The generated path is a 0-1 decimal ("0.25") or a fraction ("1/4"): then the model's
-    answer is not a number on 0-100, whatever the alternatives say."""
-    joined = "".join(spelling(p.token) for p in positions[:8]).lstrip()
-    run = 0
-    while run < len(joined) and joined[run].isascii() and joined[run].isdigit():
-        run += 1
-    if not run or run >= len(joined):
-        return None
-    if joined[:run] == "0" and joined[run] in ".," and joined[run + 1:run + 2].isdigit():
+    """The generated path is a 0-1 decimal ("0.25"), or its digits go on as something else
+    ("1/4", "1 in 4", "60-70"): then the model's answer is not a number on 0-100, whatever
+    the alternatives say."""
+    texts = [spelling(p.token) for p in positions]
+    joined = "".join(texts[:8]).lstrip()
+    if len(joined) >= 3 and joined[0] == "0" and joined[1] in ".," and joined[2].isdigit():
         return SCALE_01
-    if joined[run] in _FRACTION and joined[run + 1:run + 2].strip()[:1].isdigit():
-        return FRACTION
+    index = next((i for i, t in enumerate(texts) if not _blank(t)), None)
+    if index is None or _digits(texts[index]) is None:
+        return None
+    run = _digits(texts[index])
+    while run is not None and not run[1] and index + 1 < len(texts):
+        index += 1
+        if _after_digits(texts[index]) == "digit":
+            run = _digits(texts[index])
+            continue
+        return FRACTION if _after_digits(texts[index]) == "other" else None
     return None
 
 

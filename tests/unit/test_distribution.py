@@ -131,3 +131,16 @@ def test_no_answer_below_the_threshold(share: float, value: int) -> None:
                           ((str(value), math.log(max(share, 1e-9))), ("The", math.log(rest)))), END]
     reading = D.read(positions)
     assert reading.value is None and reading.mass < D.MIN_MASS
+
+
+def test_only_a_clear_end_ends_the_number() -> None:
+    # After "1": "%" ends it (1), "0" goes on (10), " in" may be "1 in 4": that share is lost.
+    reading = D.read([pos("1", 1.0), pos("0", 0.5, ("%", 0.25), (" in", 0.25)), END])
+    assert reading.distribution == {"1": pytest.approx(1 / 3, abs=1e-4), "10": pytest.approx(2 / 3, abs=1e-4)}
+    assert reading.mass == pytest.approx(0.75)
+    assert D.read([pos("6", 0.9), pos("5", 0.9), pos(" percent", 0.9)]).value == pytest.approx(65)
+
+
+@pytest.mark.parametrize("path", [[" 1", " in", " 4"], ["60", "-", "70"]])
+def test_a_generated_path_that_goes_on_after_its_digits_is_no_answer(path: list[str]) -> None:
+    assert D.read([pos(t, 0.9) for t in path]).reason == D.FRACTION
