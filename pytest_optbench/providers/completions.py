@@ -4,7 +4,7 @@ A base model has no chat template (Gemma 3 270M's GGUF has none, and a chat endp
 wraps the prompt in a template the model never saw). It continues text, so the prompt is a
 scaffold (``scaffold``): the suite's instruction, a few solved examples in the answer's
 format, the item, and an answer cue ("Answer:") after which the next tokens are the answer.
-Generation stops at the end of the answer line.
+Generation stops at the end of the answer line (at the next question in json mode).
 
 Modes: ``text``; ``json`` sends the schema both as ``response_format`` (vLLM) and as
 llama.cpp's ``json_schema`` (its completions endpoint ignores ``response_format``), the reply
@@ -23,7 +23,10 @@ from .api import ApiRequest
 from .openai_provider import OpenAIProvider
 
 CUE = "Answer:"
-STOP = ["\nQuestion:", "\n\n"]
+# The answer is one line; a base model goes on with more made-up "Answer:" lines. JSON may
+# span lines, and its grammar ends it anyway.
+STOP = ["\n"]
+JSON_STOP = ["\nQuestion:", "\nAnswer:", "\n\n"]
 # Solved examples. Their answers avoid 50 (which counts as a refusal) and span the scale;
 # the events are textbook chances, so the examples teach the format, not an opinion.
 NUMBER_EXAMPLES = (
@@ -59,7 +62,7 @@ class CompletionsProvider(OpenAIProvider):
     def _common(self, params: dict[str, Any], request: ApiRequest, mode: str) -> None:
         params.pop("messages", None)
         params["prompt"] = scaffold(request.system, request.user, mode=mode, yes_no=request.yes_no)
-        params["stop"] = STOP
+        params["stop"] = JSON_STOP if mode == modes.JSON else STOP
         super()._common(params, request, mode)
         if mode == modes.JSON:
             # llama.cpp's completions take the schema as json_schema; vLLM's as response_format
