@@ -50,10 +50,10 @@ def listing(out: Path, count: int, seed: int) -> str:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         parsed = [r for r in rows if r["value"] is not None]
         sample = random.Random(seed).sample(parsed, min(count, len(parsed)))
-        lines += [f"## {model}, {mode}: {len(sample)} of {len(parsed)} answers with a value "
-                  f"({len(rows)} answers)", "",
-                  "| # | item/role | question (end) | reply | top of distribution | value | check |",
-                  "|---|---|---|---|---|---|---|"]
+        title = f"## {model}, {mode}: {len(sample)} of {len(parsed)} answers with a value ({len(rows)} answers)"
+        lines += [title, "",
+                  "| # | item/role | question (end) | reply | top of distribution | value | check | verdict |",
+                  "|---|---|---|---|---|---|---|---|"]
         for n, row in enumerate(sample, 1):
             question = row["question"].strip().splitlines()[-1][-70:]
             dist = row.get("distribution") or {}
@@ -61,8 +61,12 @@ def listing(out: Path, count: int, seed: int) -> str:
             if row.get("mass") is not None:
                 top += f" (mass {row['mass']:.2f})"
             raw = (row["raw"] or "").replace("\n", "\\n").replace("|", "\\|")[:80]
+            verdict = check(row)
+            # json and logprobs: the check is the rule (the field the grammar forced; the mean
+            # of the answer position's distribution); text replies are judged by reading.
+            mark = "yes" if verdict.startswith("ok") and (row.get("mode") or "text") != "text" else "?"
             lines.append(f"| {n} | {row['item']}/{row['role']} | {question.replace('|', '/')} | `{raw}` | {top} | "
-                         f"{row['value']:.1f} | {check(row)} |")
+                         f"{row['value']:.1f} | {verdict} | {mark} |")
         lines.append("")
     return "\n".join(lines)
 
