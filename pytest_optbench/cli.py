@@ -5,6 +5,9 @@
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
     optbench crosslingual REPORT ...  model vs language spread of Track B Skew
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
+    optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
+    optbench gate REPORT              score and gate a (merged) report offline, as a session does
+    optbench collect                  pick up the store's open provider batches
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ from .report.model.fmt import as_float, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageSkew, model_language_ratio
+from .text import printable
+
+
+class CliError(Exception):
+    """A problem with the command's arguments or outputs; one sentence, exit status 2."""
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -78,7 +86,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.html:
         from .report.html import build_compare_html, write_html
 
-        write_html(Path(args.html), build_compare_html(runs))
+        try:
+            write_html(Path(args.html), build_compare_html(runs))
+        except OSError as exc:
+            raise CliError(f"--html {args.html}: not written ({exc.strerror}).") from None
         print(f"optbench compare: wrote {args.html}")
     return 0
 
@@ -139,11 +150,84 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     source, target = Path(args.report), Path(args.output)
     data = load_report(source)
     report_records(data, source)  # a report whose items cannot be read is no baseline
-    write_report(target, data)
+    try:
+        write_report(target, data)
+    except OSError as exc:
+        raise CliError(f"--output {target}: not written ({exc.strerror}).") from None
     usage = data["run"].get("model")
     print(f"optbench baseline: {target} now holds the run of {usage} ({len(data['items'])} item results); "
           f"compare against it with --optbench-baseline {target}")
     return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """The reports of one run's shards (or disjoint parts) -> one report of every item result."""
+    from .report.json_report import write_report as write
+    from .scoring.shards import merge_reports
+    from .session.gate import pending_records
+
+    reports = []
+    for name in args.reports:
+        path = Path(name)
+        data = load_report(path)
+        report_records(data, path)
+        pending_records(data, path)
+        reports.append((name, data))
+    merged, notes = merge_reports(reports)
+    write(Path(args.output), merged)
+    for note in notes:
+        print(f"optbench merge: note: {note}")
+    info = merged["run"]["merge"]
+    shards = f", shards 1-{info['shards']} of {info['shards']}" if info.get("shards") else ""
+    print(f"optbench merge: {args.output} holds {info['results']:,} item results ({info['pending']:,} pending, "
+          f"{len(merged['items_without_results']):,} without results) from {len(reports)} report(s){shards}; "
+          f"score and gate it with: optbench gate {args.output}")
+    return 0
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from .elicit.store import StoreError
+    from .scoring.gates import ThresholdsError
+    from .session.gate import EXIT_USAGE, GateArgs, run_gate
+
+    def path(value: str | None) -> Path | None:
+        return Path(value) if value else None
+
+    gate_args = GateArgs(Path(args.report), path(args.thresholds), path(args.baseline), path(args.output),
+                         path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose)
+    try:
+        return run_gate(gate_args, print)
+    except (ReportError, ThresholdsError, StoreError, ValueError, OSError) as exc:
+        text = str(exc) if not isinstance(exc, OSError) else f"{exc.filename}: {exc.strerror}."
+        print(f"optbench gate: {text}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    import os
+
+    from .elicit.batch import collect_batches
+    from .elicit.store import StoreError
+
+    path = Path(args.cache_dir) / "responses.sqlite"
+    if not path.is_file():
+        print(f"optbench collect: {path}: no response store there (pass --cache-dir DIR).", file=sys.stderr)
+        return 2
+    try:
+        return collect_batches(path, args.wait, args.base_url, dict(os.environ), print)
+    except StoreError as exc:
+        print(f"optbench collect: {exc}", file=sys.stderr)
+        return 2
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -169,10 +253,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)
+    merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")
+    merge.add_argument("reports", nargs="+", help="JSON reports written with --optbench-shard I/N (all N of them)")
+    merge.add_argument("--output", required=True, help="where to write the merged report")
+    merge.set_defaults(func=cmd_merge)
+    gate = sub.add_parser("gate", help="score and gate a (merged) JSON report offline, with a session's exit codes")
+    gate.add_argument("report", help="a JSON report (e.g. from optbench merge)")
+    gate.add_argument("--thresholds", metavar="PATH", help="gates file (default: thresholds.yaml here, if present)")
+    gate.add_argument("--baseline", metavar="REPORT", help="compare with an earlier run, paired by item")
+    gate.add_argument("--output", "--report", dest="output", metavar="PATH", help="write the scored JSON report")
+    gate.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (also to $GITHUB_STEP_SUMMARY)")
+    gate.add_argument("--html", metavar="PATH", help="write the HTML report")
+    gate.add_argument("--junitxml", metavar="PATH", help="write items and gate verdicts as JUnit XML")
+    gate.add_argument("--strict", action="store_true", help="items still pending in provider batches fail")
+    gate.add_argument("-v", "--verbose", action="count", default=0, help="list every gate row")
+    gate.set_defaults(func=cmd_gate)
+    collect = sub.add_parser("collect", help="pick up the results of the store's open provider batches")
+    collect.add_argument("--cache-dir", default=".optbench", metavar="DIR",
+                         help="the response store's directory (default: .optbench)")
+    collect.add_argument("--wait", type=_seconds, default=0.0, metavar="SECONDS",
+                         help="wait up to this long for open batches to end (default 0)")
+    collect.add_argument("--base-url", metavar="URL", help="API base URL, when the store's is not the one to use")
+    collect.set_defaults(func=cmd_collect)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except ReportError as exc:
+    except (ReportError, CliError) as exc:
+        print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # MergeError and other one-sentence input errors
         print(f"optbench {args.command}: {exc}", file=sys.stderr)
         return 2
 

@@ -21,7 +21,7 @@ from .providers.base import ModelError, as_model
 from .records import ItemRecord
 from .session.worker import NO_MODEL_REASON, WORKER_KEY, get_worker
 from .suite_checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
-from .suites import Condition, Item, Suite, SuiteError, load_suite
+from .suites import Condition, Item, Suite, SuiteError, load_suite, yaml_encoding
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
@@ -31,16 +31,35 @@ def optbench_item() -> None:
 
 
 def _head(path: Any) -> str:
+    """The file's first 64 KiB as text, in whichever encoding YAML allows it is in."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(65536)
+        with open(path, "rb") as handle:
+            raw = handle.read(65536)
     except OSError:
         return ""
+    codec, bom = yaml_encoding(raw[:4])
+    return raw[bom:].decode(codec, errors="replace")
 
 
 def looks_like_suite(path: Any) -> bool:
-    """Cheap pre-check so unrelated YAML files are never parsed."""
-    return path.suffix in SUITE_SUFFIXES and "optbench" in _head(path)
+    """Cheap pre-check so unrelated YAML files are never parsed: does ``optbench`` occur
+    anywhere in the file, in any encoding YAML allows? (``yaml.safe_dump`` sorts keys, so
+    ``optbench:`` may come after megabytes of ``items``.) The linter reads every file."""
+    if path.suffix not in SUITE_SUFFIXES:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            codec, bom = yaml_encoding(head)
+            needle = "optbench".encode(codec)
+            tail = head[bom:]
+            while chunk := handle.read(1 << 20):
+                if needle in tail + chunk:
+                    return True
+                tail = chunk[-len(needle):]
+            return needle in tail
+    except OSError:
+        return False
 
 
 def _near_miss(collector: pytest.Collector, path: Any) -> str | None:
@@ -202,6 +221,7 @@ class OptbenchItem(pytest.Function):
             suite_prompt_hash=self.suite_prompt_hash,
             notes=list(getattr(target, "notes", []) or []),
             elicit=self.specs[0].mode if self.specs else "text",
+            faults=get_worker(self.config).faults(),
         )
         self.optbench_record = record
         self.user_properties.extend(item_properties(record))  # shown by --junitxml
@@ -209,6 +229,12 @@ class OptbenchItem(pytest.Function):
         if errors:
             total = len(record.answers())
             raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+        if pending := record.pending_batches:  # never a pass: skipped, or failed under strict mode
+            worker = get_worker(self.config)
+            note = worker.pending_note(pending)
+            if worker.options.strict:
+                raise ItemFailed(f"{note} (strict mode)")
+            pytest.skip(note)
         if (reason := unusable_reason(record)) is not None:
             # Not a pass: the item enters no metric. Not a failure either: parse_rate and
             # min_n gates decide how many such items a run may have.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,10 @@ class EngineSettings:
     peer_wait: float = 900.0  # how long to wait for another xdist worker's share at most
     peer_stall: float = 60.0  # ... and how long while no process stores anything (a dead peer)
     run_id: str = ""
+    deadline: float | None = None  # seconds the session may spend eliciting (--optbench-deadline)
+    # Requests in a row that time out or cannot connect, with no answer in between, before the
+    # session stops asking a server that is down or hung (the retries would take hours).
+    max_dead_requests: int = 32
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,15 @@ class RunOptions:
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
     elicit_fallback: str = "text"  # a server that rejects json/logprobs: ask in text, or fail the answers
+    batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
+    batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
+    batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
+    shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
+
+
+def _quoted(text: str) -> str:
+    """The value as typed, shortened: a 5,000-digit number is not repeated in full."""
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def _number(cast: Callable[[str], Any], low: float | None = None, high: float | None = None,
@@ -71,24 +85,53 @@ def _number(cast: Callable[[str], Any], low: float | None = None, high: float | 
     def parse(text: str) -> Any:
         try:
             value = cast(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
-        if low is not None and high is not None and not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g}, got {value:g}")
-        if low is not None and high is None and value < low:
+        except ValueError:  # also an integer of 4,300+ digits, which Python refuses to read
+            raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}") from None
+        if math.isnan(value):  # NaN passes no bound
+            raise argparse.ArgumentTypeError(f"must be {noun}, got {_quoted(text)}")
+        if low is not None and value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low:g}, got {value:g}")
         if above is not None and not value > above:
             raise argparse.ArgumentTypeError(f"must be above {above:g}, got {value:g}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:g}, got {value:g}")
         return value
 
     return parse
 
 
-_positive_int = _number(int, low=1)
+# Upper bounds keep a typo from running away: --samples 50000000 would ask for 50 million
+# answers per prompt, --optbench-bootstrap 2000000000 would resample for days.
+MAX_SAMPLES = 1000  # the bound a suite's samples have
+MAX_RESAMPLES = 100_000
+MAX_CONCURRENCY = 1024
+MAX_TOKENS = 1_000_000
+MAX_RETRIES = 100
+MAX_SECONDS = 7 * 24 * 3600.0
+
+_samples = _number(int, 1, MAX_SAMPLES)
+_resamples = _number(int, 1, MAX_RESAMPLES)
+_concurrency = _number(int, 1, MAX_CONCURRENCY)
+_max_tokens = _number(int, 1, MAX_TOKENS)
+_retries = _number(int, 0, MAX_RETRIES)
 _temperature = _number(float, 0, 2)
 _probability = _number(float, 0, 1)
-_positive_float = _number(float, above=0)
+_seconds = _number(float, high=MAX_SECONDS, above=0)
 _int = _number(int)
+_wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
+_batch_size = _number(int, 1, 1_000_000)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """``I/N`` (1 <= I <= N) -> (I - 1, N)."""
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like I/N (e.g. 2/4), got {text!r}") from None
+    if not sep or n < 1 or not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"must be I/N with 1 <= I <= N (e.g. 2/4), got {text!r}")
+    return i - 1, n
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -97,7 +140,7 @@ def add_options(parser: pytest.Parser) -> None:
                     help="model under test, e.g. sim:optimist, openai:gpt-4.1-mini, anthropic:claude-...")
     group.addoption("--base-url", dest="optbench_base_url", metavar="URL",
                     help="API base URL for OpenAI-compatible or Anthropic-compatible servers")
-    group.addoption("--samples", dest="optbench_samples", type=_positive_int, metavar="N",
+    group.addoption("--samples", dest="optbench_samples", type=_samples, metavar="N",
                     help="answers drawn per prompt (overrides suite and item settings)")
     group.addoption("--temperature", dest="optbench_temperature", type=_temperature, metavar="T",
                     help="sampling temperature (overrides suite and item settings)")
@@ -142,22 +185,53 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
                     help="out-of-sample base rate (0-1) of yes answers, for the climatology baseline "
                          "of known-answer items (measure it on questions disjoint from the scored ones)")
-    group.addoption("--optbench-bootstrap", dest="optbench_bootstrap", type=_positive_int,
-                    default=10_000, metavar="N", help="bootstrap resamples per CI (default 10000)")
+    group.addoption("--optbench-bootstrap", dest="optbench_bootstrap", type=_resamples,
+                    default=10_000, metavar="N",
+                    help=f"bootstrap resamples per CI (default 10000, at most {MAX_RESAMPLES})")
     engine = parser.getgroup("optbench-engine", "pytest-optbench elicitation (API providers)")
-    engine.addoption("--concurrency", dest="optbench_concurrency", type=_positive_int, default=16, metavar="N",
+    engine.addoption("--concurrency", dest="optbench_concurrency", type=_concurrency, default=16, metavar="N",
                      help="requests in flight at once, shared by xdist workers (default 16; halved on "
                           "each 429)")
-    engine.addoption("--max-tokens", dest="optbench_max_tokens", type=_positive_int, metavar="N",
+    engine.addoption("--max-tokens", dest="optbench_max_tokens", type=_max_tokens, metavar="N",
                      help="token limit per answer (default: none for OpenAI, 64 for Anthropic)")
-    engine.addoption("--optbench-retries", dest="optbench_retries", type=_int, default=6, metavar="N",
+    engine.addoption("--optbench-retries", dest="optbench_retries", type=_retries, default=6, metavar="N",
                      help="retries of a failed request that can succeed (429, 5xx, timeout; default 6)")
-    engine.addoption("--optbench-timeout", dest="optbench_timeout", type=_positive_float, default=60.0,
+    engine.addoption("--optbench-timeout", dest="optbench_timeout", type=_seconds, default=60.0,
                      metavar="S", help="seconds before a request times out (default 60)")
+    engine.addoption("--optbench-deadline", dest="optbench_deadline", type=_seconds, metavar="S",
+                     help="seconds the whole session may spend asking the model; what is not answered by "
+                          "then is not asked (default: no deadline)")
     engine.addoption("--optbench-cache-dir", dest="optbench_cache_dir", metavar="DIR",
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
                      help="answer from the response store only; name what is missing")
+    engine.addoption("--optbench-batch", dest="optbench_batch", action="store_true",
+                     help="ask through the provider's batch API (OpenAI Batch, Anthropic Message Batches: half "
+                          "price, larger limits); batch ids are kept in the store and a later run picks the "
+                          "answers up")
+    engine.addoption("--optbench-batch-wait", dest="optbench_batch_wait", type=_wait, default=0.0,
+                     metavar="SECONDS", help="with --optbench-batch: wait up to this long for open batches to end "
+                                             "(default 0: submit, collect what has ended, report the rest pending)")
+    engine.addoption("--optbench-batch-size", dest="optbench_batch_size", type=_batch_size, metavar="N",
+                     help="with --optbench-batch: at most N lines per batch (default: the provider's limit)")
+    engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
+                     help="run shard I of N: a stable, balanced share of the selected items (every condition "
+                          "and sample of an item in one shard); merge the JSON reports with optbench merge")
+
+
+def _output_path(option: str, value: str | None) -> Path | None:
+    """A report's path, refused now when it can never be written (a directory is in the way,
+    or a file where a parent directory should be): before any answer is paid for, not after.
+    What only writing can tell (a full disk) is named when the report is written."""
+    if not value:
+        return None
+    path = Path(value)
+    if path.is_dir():
+        raise pytest.UsageError(f"{option} {value}: is a directory; give the path of a file.")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a directory.")
+    return path
 
 
 def read_options(config: pytest.Config) -> RunOptions:
@@ -165,9 +239,12 @@ def read_options(config: pytest.Config) -> RunOptions:
     system_prompt = None
     if path := config.getoption("optbench_system_prompt"):
         try:
-            system_prompt = Path(path).read_text(encoding="utf-8").strip()
+            system_prompt = Path(path).read_bytes().decode("utf-8-sig").strip()
         except OSError as exc:
             raise pytest.UsageError(f"--system-prompt {path}: cannot read the file ({exc.strerror}).") from None
+        except UnicodeDecodeError as exc:
+            raise pytest.UsageError(f"--system-prompt {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                                    "save it as UTF-8.") from None
         if not system_prompt:
             raise pytest.UsageError(f"--system-prompt {path}: the file is empty.")
     thresholds = config.getoption("optbench_thresholds")
@@ -178,7 +255,10 @@ def read_options(config: pytest.Config) -> RunOptions:
     if config.getoption("optbench_html") and importlib.util.find_spec("matplotlib") is None:
         raise pytest.UsageError("--optbench-html needs matplotlib, which is not installed; install it with: "
                                 "pip install 'pytest-optbench[html]'.")
-    report = config.getoption("optbench_report")
+    report = _output_path("--optbench-report", config.getoption("optbench_report"))
+    markdown = _output_path("--optbench-markdown", config.getoption("optbench_markdown"))
+    html = _output_path("--optbench-html", config.getoption("optbench_html"))
+    _output_path("--junitxml", getattr(config.option, "xmlpath", None))
     return RunOptions(
         model_spec=config.getoption("optbench_model"),
         base_url=config.getoption("optbench_base_url"),
@@ -189,20 +269,25 @@ def read_options(config: pytest.Config) -> RunOptions:
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
                           system_prompt, config.getoption("optbench_elicit")),
         thresholds_path=Path(thresholds) if thresholds else None,
-        report_path=Path(report) if report else None,
-        markdown_path=Path(config.getoption("optbench_markdown")) if config.getoption("optbench_markdown") else None,
-        html_path=Path(config.getoption("optbench_html")) if config.getoption("optbench_html") else None,
+        report_path=report,
+        markdown_path=markdown,
+        html_path=html,
         baseline_path=Path(config.getoption("optbench_baseline")) if config.getoption("optbench_baseline") else None,
         languages=tuple(t.strip() for tag in (config.getoption("optbench_languages") or []) for t in tag.split(",")
                         if t.strip()),
         engine=EngineSettings(
             concurrency=config.getoption("optbench_concurrency"),
-            max_retries=max(0, config.getoption("optbench_retries")),
+            max_retries=config.getoption("optbench_retries"),
             offline=config.getoption("optbench_offline"),
             max_tokens=config.getoption("optbench_max_tokens"),
+            deadline=config.getoption("optbench_deadline"),
         ),
         timeout=config.getoption("optbench_timeout"),
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
         elicit_fallback=config.getoption("optbench_elicit_fallback") or "text",
+        batch=bool(config.getoption("optbench_batch")),
+        batch_wait=config.getoption("optbench_batch_wait"),
+        batch_size=config.getoption("optbench_batch_size"),
+        shard=config.getoption("optbench_shard"),
     )

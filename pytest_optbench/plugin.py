@@ -54,12 +54,20 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     try:  # fail fast on a bad --model, store, thresholds or baseline, before anything is called
+        controller = None
         if is_controller(config):
             controller = _controller(config, options, run_id)
             config.stash[CONTROLLER_KEY] = controller
             config.pluginmanager.register(ControllerHooks(controller), "optbench-controller")
             if config.pluginmanager.hasplugin("xdist"):
                 config.pluginmanager.register(XdistControllerHooks(controller), "optbench-xdist")
+            if options.batch:
+                controller.extra["batch"] = {"wait_seconds": options.batch_wait, "max_lines": options.batch_size,
+                                             "open": {}}
+        if options.shard is not None:  # --optbench-shard I/N: this job's share of the items
+            from .session.shard import register
+
+            register(config, options.shard, controller, is_controller(config) and _distributed(config))
         if not (is_controller(config) and _distributed(config)):
             worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input))
             config.stash[WORKER_KEY] = worker
@@ -77,8 +85,11 @@ def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerS
 
         display = display_path(options.thresholds_path, config.rootpath)
         gates = load_thresholds(options.thresholds_path, display)
+    if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
+        gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id)
-    controller.load_baseline(config.rootpath)
+    if options.shard is None:
+        controller.load_baseline(config.rootpath)
     return controller
 
 
@@ -163,6 +174,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
         session.config.workeroutput["optbench_requests"] = worker.request_counts()
+        session.config.workeroutput["optbench_batch"] = worker.batch_info()
 
 
 @pytest.fixture(scope="session")
@@ -214,6 +226,10 @@ class ControllerHooks:
 
             if progress_wanted(session.config.get_verbosity()):
                 self.progress = worker.progress = Progress()
+            elif worker.options.batch:  # no progress bar (CI, -q): a batch wait shows a line now and then
+                reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+                if reporter is not None and session.config.get_verbosity() >= 0:
+                    worker.status = reporter.write_line
 
     def pytest_sessionfinish(self) -> None:
         if self.progress is not None:
@@ -228,12 +244,14 @@ class ControllerHooks:
         if worker is not None:  # a serial run: facts and counts at hand (xdist: pytest_testnodedown)
             self.controller.facts.merge(worker.facts.to_dict())
             self.controller.add_request_counts(worker.request_counts())
+            self.controller.add_batch_info(worker.batch_info())
         if self.controller.facts.language_error:
             raise pytest.UsageError(self.controller.facts.language_error)
         outcome = self.controller.finish()
         if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
-        self.controller.write_outputs(outcome)
+        if self.controller.write_outputs(outcome) or self.controller.failed():
+            session.testsfailed += 1  # a report or the store not written: nothing passes silently
         self.controller.log_gates_to_junit(session.config, outcome.verdicts)
         return result
 
@@ -242,6 +260,7 @@ class ControllerHooks:
 
         controller = self.controller
         write_summary(terminalreporter, controller.outcome, controller.metadata(), bool(controller.gates))
+        controller.write_problems(terminalreporter)
 
 
 class XdistControllerHooks:
@@ -263,3 +282,4 @@ class XdistControllerHooks:
         facts = getattr(node, "workeroutput", {}).get("optbench_facts")
         if facts:  # a crashed worker sends none; its items are reported as missing
             self.controller.facts.merge(facts)
+        self.controller.add_batch_info(getattr(node, "workeroutput", {}).get("optbench_batch") or {})

@@ -7,6 +7,7 @@ line) and the key, because users fix these files by hand.
 
 from __future__ import annotations
 
+import codecs
 import re
 import string
 from collections.abc import Hashable, Mapping, Sequence
@@ -19,6 +20,7 @@ import yaml
 from . import kinds
 from .didyoumean import hint, is_near_miss
 from .kinds.base import FieldError
+from .text import one_line, shown
 
 FORMAT_VERSION = 1
 
@@ -40,9 +42,15 @@ PROMPT_KEYS = ("system", "template")
 TEMPLATE_BUILTINS = ("scenario", "question", "id", "domain")
 
 # Ids become parts of test ids: no brackets, "::", slashes, or spaces at the ends.
-_ID_RE = re.compile(r"^(?!.*::)[^\s\[\]/\\](?:[^\[\]/\\\n\r\t]*[^\s\[\]/\\])?$")
+# Nor control or bidi characters: a test id reaches the terminal as it is.
+_CONTROLS = r"\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_ID_RE = re.compile(rf"^(?!.*::)[^\s\[\]/\\{_CONTROLS}](?:[^\[\]/\\{_CONTROLS}]*[^\s\[\]/\\{_CONTROLS}])?$")
 _LANG_RE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 MAX_SAMPLES = 1000
+# A placeholder's format spec (str.format mini-language) with a width and precision of at
+# most two digits.
+_SPEC_RE = re.compile(r"(?:.?[<>=^])?[+\- ]?z?#?0?\d{0,2}[,_]?(?:\.\d{1,2})?[bcdeEfFgGnosxX%]?")
+MAX_MESSAGE = 1000  # characters of an error message after its file, item and key
 
 
 class SuiteError(ValueError):
@@ -99,6 +107,20 @@ class Suite:
 
 # --------------------------------------------------------------------------- YAML
 
+# Bounds on what a YAML file may expand to. libyaml stops at 1,000 levels, but constructing
+# Python objects recurses a few frames per level, so RecursionError comes much earlier; and
+# aliases let a few hundred bytes stand for a billion nodes ("billion laughs").
+MAX_DEPTH = 50
+MAX_ALIAS_NODES = 100_000  # nodes aliases may add, at least; or 10x the file's own nodes
+MAX_NUMBER_CHARS = 1000  # an integer of more digits is refused (Python refuses 4,300+)
+# How a file's first bytes tell its encoding (YAML 1.2, 5.2): BOMs first, then the zeros
+# that UTF-16 and UTF-32 put around ASCII characters.
+_BOMS = (
+    (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+)
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
 
 class _LineDict(dict):  # type: ignore[type-arg]
     """A mapping that remembers the 1-based line it started on."""
@@ -106,47 +128,163 @@ class _LineDict(dict):  # type: ignore[type-arg]
     line: int = 0
 
 
+def yaml_encoding(head: bytes) -> tuple[str, int]:
+    """(codec, BOM length) of a YAML file from its first four bytes."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec, len(bom)
+    if len(head) >= 4 and head[:3] == b"\0\0\0":
+        return "utf-32-be", 0
+    if len(head) >= 4 and head[1:4] == b"\0\0\0":
+        return "utf-32-le", 0
+    if len(head) >= 2 and head[0] == 0:
+        return "utf-16-be", 0
+    if len(head) >= 2 and head[1] == 0:
+        return "utf-16-le", 0
+    return "utf-8", 0
+
+
+def decode_yaml(data: bytes, display: str) -> str:
+    """The text of a YAML file in UTF-8, UTF-16 or UTF-32 (the encodings YAML allows)."""
+    codec, bom = yaml_encoding(data[:4])
+    try:
+        return data[bom:].decode(codec)
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{display}: not {codec.upper().removesuffix('-BE').removesuffix('-LE')} text "
+                         f"({exc.reason} at byte {exc.start + bom}).") from None
+
+
 class _SuiteLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loader (libyaml's when present) that records lines and rejects duplicate keys
-    (PyYAML keeps the last)."""
+    """Safe loader (libyaml's when present) that records lines, rejects duplicate keys
+    (PyYAML keeps the last) and turns a value Python cannot hold into a YAML error."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, OverflowError) as exc:  # a date such as 2024-13-45, a huge number
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read this value ({one_line(exc, 100)})", node.start_mark
+            ) from None
 
 
 def _construct_mapping(loader: _SuiteLoader, node: yaml.MappingNode) -> _LineDict:
+    # Merge keys (<<: *base) bring keys an explicit key may override; only two explicit
+    # keys with the same name are a duplicate.
+    explicit = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
     loader.flatten_mapping(node)
+    merged = len(node.value) - explicit  # flatten_mapping puts the merged pairs first
     result = _LineDict()
     result.line = node.start_mark.line + 1
-    for key_node, value_node in node.value:
+    seen: set[Any] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, Hashable):
             raise yaml.constructor.ConstructorError(
                 None, None, "found a list or mapping used as a key", key_node.start_mark
             )
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+        if index >= merged:
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {shown(key)}", key_node.start_mark
+                )
+            seen.add(key)
         result[key] = loader.construct_object(value_node, deep=True)
     return result
 
 
-_SuiteLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
+def _construct_int(loader: _SuiteLoader, node: yaml.ScalarNode) -> int:
+    if len(node.value) > MAX_NUMBER_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of {len(node.value):,} digits is out of range", node.start_mark
+        )
+    return loader.construct_yaml_int(node)  # type: ignore[no-any-return]
+
+
+_SuiteLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_SuiteLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _check_shape(root: yaml.Node, display: str) -> None:
+    """Refuse documents nested deeper than ``MAX_DEPTH``, aliases that contain themselves,
+    and aliases that expand to far more nodes than the file holds; iteratively, before
+    anything recursive sees the document. (Scalars are counted where they are referenced:
+    only collections are worth remembering.)"""
+    if isinstance(root, yaml.ScalarNode):
+        return
+    size: dict[int, int] = {}  # expanded node count of each collection
+    depth: dict[int, int] = {}
+    entered: set[int] = set()
+    literal = 0  # nodes written in the file
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            total, deepest = 1, 0
+            for kid in _children(node):
+                if isinstance(kid, yaml.ScalarNode):
+                    total, deepest = total + 1, max(deepest, 1)
+                else:
+                    total, deepest = total + size[id(kid)], max(deepest, depth[id(kid)])
+            size[key], depth[key] = total, deepest + 1
+            entered.discard(key)
+            if deepest + 1 > MAX_DEPTH:
+                raise _shape_error(display, node, f"nested more than {MAX_DEPTH} levels deep")
+            continue
+        if key in size:
+            continue
+        entered.add(key)
+        stack.append((node, True))
+        for kid in _children(node):
+            literal += 1
+            if isinstance(kid, yaml.ScalarNode):
+                continue
+            if id(kid) in entered:
+                raise _shape_error(display, kid, "an alias refers to a node that contains it")
+            if id(kid) not in size:
+                stack.append((kid, False))
+    limit = max(MAX_ALIAS_NODES, 10 * literal)
+    if size[id(root)] - literal > limit:
+        raise SuiteError(f"{display}: malformed YAML (its aliases expand to {size[id(root)]:,} nodes from "
+                         f"{literal:,}; at most {limit:,} may come from aliases).")
+
+
+def _shape_error(display: str, node: yaml.Node, problem: str) -> SuiteError:
+    mark = node.start_mark
+    return SuiteError(f"{display}, line {mark.line + 1}, column {mark.column + 1}: malformed YAML ({problem}).")
 
 
 def read_yaml(path: Path, display: str) -> Any:
-    """Parse one YAML file with the safe loader; malformed YAML is a ``SuiteError``."""
+    """Parse one YAML file with the safe loader; malformed or hostile YAML is a ``SuiteError``."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"{display}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SuiteError(f"{display}: cannot read the file ({exc.strerror}).") from None
+    text = decode_yaml(data, display)
+    loader = _SuiteLoader(text)
     try:
-        return yaml.load(text, Loader=_SuiteLoader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_shape(node, display)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(f"{display}{where}: malformed YAML ({problem}).") from None
+        raise SuiteError(f"{display}{where}: malformed YAML ({one_line(problem, 200)}).") from None
+    except RecursionError:  # the pure-Python composer (no libyaml) recurses while parsing
+        raise SuiteError(f"{display}: malformed YAML (nested more than {MAX_DEPTH} levels deep).") from None
+    finally:
+        loader.dispose()
 
 
 def is_suite_document(data: Any) -> bool:
@@ -154,6 +292,11 @@ def is_suite_document(data: Any) -> bool:
     return isinstance(data, dict) and "optbench" in data and not (
         "gates" in data and "items" not in data
     )
+
+
+def misplaced_suite(data: Any) -> bool:
+    """A top-level list holding a suite mapping: ``- optbench: 1`` (an indentation slip)."""
+    return isinstance(data, list) and any(isinstance(entry, dict) and "optbench" in entry for entry in data)
 
 
 # --------------------------------------------------------------------------- validation
@@ -175,7 +318,8 @@ class _Where:
             parts.append(f"line {self.line}")
         if key is not None:
             parts.append(f"key '{key}'")
-        return SuiteError(", ".join(parts) + f": {message.rstrip('.')}.")
+        # Messages quote the offending value: keep them one short line whatever it holds.
+        return SuiteError(one_line(", ".join(parts), 300) + f": {one_line(message, MAX_MESSAGE).rstrip('.')}.")
 
 
 def _check_keys(where: _Where, mapping: Mapping[str, Any], allowed: Sequence[str], what: str) -> None:
@@ -218,6 +362,10 @@ def template_fields(template: str) -> list[str]:
             raise ValueError(f"placeholder {{{name}}} has a nested field in its format spec")
         if not name.isidentifier():
             raise ValueError(f"placeholder {{{name}}} is not a plain field name")
+        if spec and not _SPEC_RE.fullmatch(spec):
+            # {x:>300000000} would render a 300 MB prompt for every item
+            raise ValueError(f"placeholder {{{name}}} has the format spec {shown(spec, 40)}; a spec may "
+                             "set alignment, sign and type, and a width and precision of at most 2 digits")
         names.append(name)
     return names
 
@@ -234,6 +382,9 @@ def load_suite(path: Path, display: str | None = None) -> Suite | None:
     """Load and validate one suite file; ``None`` when the YAML is not a suite."""
     display = display or str(path)
     data = read_yaml(path, display)
+    if misplaced_suite(data):
+        raise SuiteError(f"{display}: the suite is inside a list; 'optbench: 1' and the other suite keys "
+                         "belong at the top level (remove the '- ' before 'optbench').")
     if not is_suite_document(data):
         return None
     return parse_suite(data, display, default_id=path.stem)

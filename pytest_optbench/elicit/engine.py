@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,25 +23,34 @@ from typing import Any, TypeVar
 
 from ..options import EngineSettings
 from ..prompts import PromptSpec
-from ..providers.api import ApiProvider, ApiRequest, CallFailed, cut_off
+from ..providers.api import ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
 from ..records import Answer, PromptRecord
+from ..text import one_line, well_formed
 from . import distribution, modes
 from .parse import parse_answer
-from .store import ResponseStore, StoredAnswer, answer_key
+from .store import ResponseStore, StoredAnswer, StoreError, answer_key
 
 T = TypeVar("T")
 
+# An answer the session stopped asking for (a bad key, the deadline, a dead server) carries
+# an error that starts with this; the worker fails one such item and skips the rest.
+NOT_ASKED = "not asked: "
+# The failures-table key under which a stopped session tells its other xdist workers.
+STOP_KEY = "*session stopped*"
+MAX_ERROR = 500  # characters of an error message kept with an answer
+
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = one_line(str(exc).strip(), MAX_ERROR)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def parsed_answer(raw: str, question: str | None = None, truncated: bool | None = None, **extra: Any) -> Answer:
     """``truncated``: the reply was cut off at the token limit; None when nobody said (a plain
     model returns only text)."""
+    raw = well_formed(raw)  # a lone surrogate would stop the store and every report writer
     parsed = parse_answer(raw, question=question, truncated=truncated)
     return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, **extra)
 
@@ -64,8 +76,78 @@ def read_answer(raw: str, mode: str, question: str | None = None, truncated: boo
     return answer
 
 
-def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
-    """Ask a plain model every prompt ``samples`` times and read each answer.
+def not_asked(records: Sequence[PromptRecord]) -> str | None:
+    """Why the session stopped asking, when some answers of these records were not asked."""
+    for record in records:
+        for answer in record.answers:
+            if answer.error and answer.error.startswith(NOT_ASKED):
+                return answer.error
+    return None
+
+
+class CallTimeout(BaseException):
+    """A plain model's call ran past its time. A BaseException, so that a pipeline's own
+    ``except Exception`` (a retry loop) cannot swallow it and hang again."""
+
+
+def _alarm_free() -> bool:
+    """SIGALRM can time a call: the main thread of a POSIX process, no timer of another
+    plugin (pytest-timeout's signal method) running."""
+    return (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None))
+
+
+class ModelCalls:
+    """The limits on a plain model (a user's conftest model): each call at most ``timeout``
+    seconds (by SIGALRM, in the calling thread, so a pipeline keeps its thread-bound state),
+    every call within the session ``deadline``, and no more calls after ``max_timeouts``
+    timeouts in a row (a hung pipeline would otherwise cost a timeout per answer)."""
+
+    def __init__(self, timeout: float | None, deadline: float | None = None, max_timeouts: int = 3,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.timeout, self.deadline, self.max_timeouts, self.clock = timeout, deadline, max_timeouts, clock
+        self.ends = clock() + deadline if deadline else None
+        self.stop_reason: str | None = None
+        self._timeouts = 0
+
+    def refuse(self) -> str | None:
+        """Why no more calls may be made, or None."""
+        if self.stop_reason is None and self.ends is not None and self.clock() >= self.ends:
+            self.stop_reason = f"the session deadline of {self.deadline:g} s (--optbench-deadline) passed"
+        return self.stop_reason
+
+    def call(self, function: Callable[[Prompt], str], prompt: Prompt) -> str:
+        limit = self.timeout
+        if self.ends is not None:
+            limit = max(0.001, min(limit or float("inf"), self.ends - self.clock()))
+        if limit is None or limit == float("inf") or not _alarm_free():
+            return function(prompt)
+
+        def on_alarm(signum: int, frame: Any) -> None:
+            raise CallTimeout
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            result = function(prompt)
+        except CallTimeout:
+            self._timeouts += 1
+            if self._timeouts >= self.max_timeouts:
+                self.stop_reason = (f"the model timed out {self._timeouts} times in a row "
+                                    f"(--optbench-timeout {self.timeout:g} s)")
+            self.refuse()
+            raise
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        self._timeouts = 0
+        return result
+
+
+def elicit(model: Model, specs: Sequence[PromptSpec], calls: ModelCalls | None = None) -> list[PromptRecord]:
+    """Ask a plain model every prompt ``samples`` times and read each answer; ``calls``
+    bounds the time of each call and of all of them.
 
     In logprobs mode a model with a ``logprobs(prompt)`` method gives the answer tokens'
     distribution (``distribution.Position`` list); one without it answers in text."""
@@ -75,14 +157,22 @@ def elicit(model: Model, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
         logprobs = getattr(model, "logprobs", None) if spec.mode == modes.LOGPROBS else None
         for sample in range(spec.samples):
             prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta, spec.mode)
+            if calls is not None and (reason := calls.refuse()):
+                record.answers.append(Answer(raw=None, error=NOT_ASKED + reason))
+                continue
             try:
                 if callable(logprobs):
-                    positions = list(logprobs(prompt))
+                    positions = list(calls.call(logprobs, prompt) if calls is not None else logprobs(prompt))
                     raw = "".join(p.token for p in positions)
                     record.answers.append(read_answer(raw, modes.LOGPROBS, spec.user, None, positions=positions,
                                                       yes_no=spec.yes_no))
                     continue
-                raw = model.complete(prompt)
+                raw = calls.call(model.complete, prompt) if calls is not None else model.complete(prompt)
+            except CallTimeout:
+                limit = calls.timeout if calls is not None else None
+                record.answers.append(Answer(raw=None, error=f"timed out after {limit:g} s (--optbench-timeout)"
+                                             if limit else "timed out (--optbench-deadline)"))
+                continue
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
@@ -118,13 +208,23 @@ class AdaptiveLimit:
     per ``limit`` successes (AIMD, as TCP and inspect_ai do), and pauses everyone while a
     server's Retry-After runs."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, probe: bool = False) -> None:
         self.ceiling = max(1, limit)
         self.limit = float(self.ceiling)
         self.in_flight = 0
         self.resume_at = 0.0
+        # probe: one request alone until a server has answered it, so that a bad key or an
+        # empty account costs one request, not one per slot.
+        self.opened = not probe
         self._last_cut = 0.0
         self._changed = asyncio.Condition()
+
+    async def open(self) -> None:
+        """The probe got an answer that was not fatal: let the others go."""
+        if not self.opened:
+            async with self._changed:
+                self.opened = True
+                self._changed.notify_all()
 
     async def acquire(self) -> None:
         async with self._changed:
@@ -136,7 +236,7 @@ class AdaptiveLimit:
                     except TimeoutError:
                         pass
                     continue
-                if self.in_flight < int(self.limit):
+                if self.in_flight < (int(self.limit) if self.opened else 1):
                     self.in_flight += 1
                     return
                 await self._changed.wait()
@@ -168,10 +268,18 @@ class Job:
 
 
 class ApiElicitor:
-    """Concurrent, resumable elicitation against an API provider, through the store."""
+    """Concurrent, resumable elicitation against an API provider, through the store.
+
+    It stops asking, for the whole session and its other xdist workers, at the first answer
+    that no request can get (a bad key, no quota, no such model), when ``deadline`` seconds
+    have passed, after ``max_dead_requests`` failures in a row (a server that is down or
+    hung), and when the xdist controller (``parent_pid``) has gone. Answers the store cannot
+    take (a full disk, another session's answer first) are kept in memory for this session.
+    """
 
     def __init__(self, provider: ApiProvider, store: ResponseStore, settings: EngineSettings,
-                 shard: tuple[int, int] = (0, 1), on_progress: Callable[[EngineStats], None] | None = None) -> None:
+                 shard: tuple[int, int] = (0, 1), on_progress: Callable[[EngineStats], None] | None = None,
+                 parent_pid: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.provider, self.store, self.settings = provider, store, settings
         self.shard_index, self.shard_count = shard
         self.stats = EngineStats()
@@ -179,6 +287,14 @@ class ApiElicitor:
         self.on_progress = on_progress or (lambda stats: None)
         # Without --max-tokens, the provider's default: part of the store key, like any limit.
         self.max_tokens = settings.max_tokens or getattr(provider, "default_max_tokens", None)
+        self.parent_pid, self.clock = parent_pid, clock
+        self.ends = clock() + settings.deadline if settings.deadline else None
+        self.stop_reason: str | None = None
+        self.memory: dict[str, dict[int, StoredAnswer]] = {}  # paid for here, not in the store
+        self.store_error: str | None = None  # the first write or read the store refused
+        self.kept_in_memory = 0
+        self._failed_in_a_row = 0
+        self._peers_checked = 0.0
 
     def key(self, spec: PromptSpec) -> str:
         return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature,
@@ -194,6 +310,94 @@ class ApiElicitor:
         """Stable sharding between xdist workers (a hash, never ``hash()``)."""
         return int(key[:12], 16) % self.shard_count == self.shard_index
 
+    # -- the store, and memory where the store fails ------------------------------------------
+
+    def _store_failed(self, exc: StoreError) -> None:
+        if self.store_error is None:
+            self.store_error = str(exc).rstrip(".")
+
+    def faults(self) -> list[str]:
+        """What went wrong that does not make any answer wrong but must fail the session."""
+        if self.store_error is None:
+            return []
+        return [f"{self.store_error}; the answers it did not take are kept in memory and in this run's reports only"]
+
+    def stored(self, key: str) -> dict[int, StoredAnswer]:
+        """The answers of one prompt: the store's, and over them the ones paid for here."""
+        try:
+            found = self.store.get(key)
+        except StoreError as exc:
+            self._store_failed(exc)
+            found = {}
+        return {**found, **self.memory.get(key, {})}
+
+    def _keep(self, key: str, first: int, texts: Sequence[str], result: ApiResult, asked: str = modes.TEXT) -> None:
+        """Store one request's answers; keep in memory what the store did not take. With
+        them go the mode served when it is not the one asked (a fallback) and, in logprobs
+        mode, the tokens and their alternatives."""
+        reasons = [result.finish_reason(i) for i in range(len(texts))]
+        served = result.mode if result.mode != asked else None
+        logprobs = [json.dumps(lp, ensure_ascii=False) if (lp := result.logprobs_of(i)) else None
+                    for i in range(len(texts))]
+        try:
+            written = set(self.store.put(key, first, texts, result.input_tokens, result.output_tokens,
+                                         self.settings.run_id, finish_reasons=reasons, mode=served,
+                                         logprobs=logprobs))
+        except StoreError as exc:
+            self._store_failed(exc)
+            written = set()
+        for offset, text in enumerate(texts):
+            if first + offset in written:
+                continue
+            # Not written: the disk refused it, or another session stored that sample first.
+            # Either way this session paid for it, and reports it as paid for.
+            tokens = (result.input_tokens, result.output_tokens) if offset == 0 else (0, 0)
+            self.memory.setdefault(key, {})[first + offset] = StoredAnswer(
+                first + offset, text, *tokens, run_id=self.settings.run_id, finish_reason=reasons[offset],
+                mode=served, logprobs=logprobs[offset])
+            if self.store_error is not None:
+                self.kept_in_memory += 1
+
+    def _counts(self, keys: Sequence[str]) -> dict[str, int]:
+        try:
+            return self.store.count(keys)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return dict.fromkeys(keys, 1)  # unknown: read each key (and memory) one by one
+
+    # -- stopping ----------------------------------------------------------------------------
+
+    def _stop(self, reason: str) -> str:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+            try:  # tell the other workers of this session
+                self.store.put_failure(STOP_KEY, self.settings.run_id, reason)
+            except StoreError as exc:
+                self._store_failed(exc)
+        return self.stop_reason
+
+    def should_stop(self) -> str | None:
+        """Why no more requests may be sent, or None."""
+        if self.stop_reason is not None:
+            return self.stop_reason
+        now = self.clock()
+        if self.ends is not None and now >= self.ends:
+            return self._stop(f"the session deadline of {self.settings.deadline:g} s (--optbench-deadline) passed")
+        if self.parent_pid is not None and os.getppid() != self.parent_pid:
+            return self._stop("the xdist controller has gone")
+        if self.shard_count > 1 and now - self._peers_checked > 0.5:
+            self._peers_checked = now
+            try:
+                reason = self.store.failure(STOP_KEY, self.settings.run_id)
+            except StoreError as exc:
+                self._store_failed(exc)
+                reason = None
+            if reason is not None:
+                self.stop_reason = reason  # a peer stopped the session
+        return self.stop_reason
+
+    # -- planning and running ----------------------------------------------------------------
+
     def plan(self, specs: Sequence[PromptSpec], only_own: bool = True) -> list[Job]:
         """Jobs for every missing sample; identical prompts (same key) are asked once."""
         wanted: dict[str, PromptSpec] = {}
@@ -203,10 +407,10 @@ class ApiElicitor:
                 continue
             if key not in wanted or spec.samples > wanted[key].samples:
                 wanted[key] = spec
-        stored = self.store.count(list(wanted))
+        counts = self._counts(list(wanted))
         jobs = []
         for key, spec in wanted.items():
-            have = self.store.get(key) if stored[key] else {}
+            have = self.stored(key) if counts[key] or key in self.memory else {}
             missing = [i for i in range(spec.samples) if i not in have]
             if only_own:  # the prefetch plan is what the progress display counts
                 self.stats.total += spec.samples
@@ -239,8 +443,18 @@ class ApiElicitor:
                 "parameter_changes": int(getattr(self.provider, "parameter_changes", 0))}
 
     async def _run(self, jobs: Sequence[Job]) -> None:
-        limit = AdaptiveLimit(self.settings.concurrency)
+        limit = AdaptiveLimit(self.settings.concurrency, probe=True)
         await asyncio.gather(*(self._job(job, limit) for job in jobs))
+
+    async def _generate(self, request: ApiRequest) -> ApiResult:
+        """One request, cut short when the session deadline passes while it waits."""
+        if self.ends is None:
+            return await self.provider.generate(request)
+        try:
+            return await asyncio.wait_for(self.provider.generate(request), max(0.0, self.ends - self.clock()))
+        except TimeoutError:
+            raise _Stopped(self._stop(f"the session deadline of {self.settings.deadline:g} s "
+                                      "(--optbench-deadline) passed")) from None
 
     async def _job(self, job: Job, limit: AdaptiveLimit) -> None:
         sample, remaining, attempt = job.first, job.count, 0
@@ -249,24 +463,39 @@ class ApiElicitor:
             n = max(1, min(remaining, self.provider.max_n))
             request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.tokens_for(job.spec), n,
                                  job.spec.mode, job.spec.yes_no)
+            if (reason := self.should_stop()) is not None:
+                return self._not_asked(job.key, remaining, reason)
             await limit.acquire()
+            if (reason := self.should_stop()) is not None:  # it may have stopped while we waited
+                await limit.release()
+                return self._not_asked(job.key, remaining, reason)
             stats.in_flight += 1
             stats.requests += 1
             self.on_progress(stats)
             try:
-                result = await self.provider.generate(request)
+                result = await self._generate(request)
                 if not result.texts:
                     raise CallFailed(f"{self.provider.provider}: the response holds no answer", retryable=True)
+            except _Stopped as stopped:
+                stats.in_flight -= 1
+                await limit.release()
+                return self._not_asked(job.key, remaining, str(stopped))
             except CallFailed as failure:
                 stats.in_flight -= 1
                 if failure.rate_limited:
                     stats.rate_limited += 1
                 if failure.timed_out:
                     stats.timeouts += 1
+                message = self.provider.redact(one_line(str(failure), MAX_ERROR))
+                if failure.fatal:
+                    self._stop(message)
+                else:
+                    await limit.open()
+                    self._count_failure(failure.rate_limited, message)
                 delay = self._delay(failure, attempt)
                 await limit.release(rate_limited=failure.rate_limited,
                                     pause=delay if failure.retry_after is not None else None)
-                if failure.retryable and attempt < self.settings.max_retries:
+                if failure.retryable and attempt < self.settings.max_retries and self.should_stop() is None:
                     attempt += 1
                     stats.retries += 1
                     self.on_progress(stats)
@@ -274,33 +503,51 @@ class ApiElicitor:
                     continue
                 stats.failed += remaining
                 suffix = f" (after {attempt} retries)" if attempt else ""
-                self._fail(job.key, self.provider.redact(str(failure)) + suffix)
+                self._fail(job.key, message + suffix)
                 self.on_progress(stats)
                 return
             except Exception as exc:  # noqa: BLE001 - a provider bug must not kill the run
                 stats.in_flight -= 1
+                await limit.open()
                 await limit.release()
                 stats.failed += remaining
-                self._fail(job.key, self.provider.redact(_describe(exc)))
+                message = self.provider.redact(_describe(exc))
+                self._count_failure(False, message)
+                self._fail(job.key, message)
                 return
             stats.in_flight -= 1
+            self._failed_in_a_row = 0
+            await limit.open()
             await limit.release()
-            texts = result.texts[:n]
-            logprobs = [result.logprobs_of(i) for i in range(len(texts))]
-            self.store.put(job.key, sample, texts, result.input_tokens, result.output_tokens, self.settings.run_id,
-                           finish_reasons=[result.finish_reason(i) for i in range(len(texts))],
-                           mode=result.mode if result.mode != job.spec.mode else None,
-                           logprobs=[json.dumps(lp, ensure_ascii=False) if lp else None for lp in logprobs])
+            # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
+            texts = [well_formed(text) for text in self.provider.redact_result(result).texts[:n]]
+            self._keep(job.key, sample, texts, result, job.spec.mode)
             stats.input_tokens += result.input_tokens
             stats.output_tokens += result.output_tokens
             stats.done += len(texts)
             sample, remaining, attempt = sample + len(texts), remaining - len(texts), 0
             self.on_progress(stats)
 
+    def _count_failure(self, rate_limited: bool, message: str) -> None:
+        """Failures in a row, with no answer between, mean a server that is down or hung."""
+        if rate_limited:
+            return  # 429s come in runs and say the server is alive
+        self._failed_in_a_row += 1
+        if self._failed_in_a_row >= self.settings.max_dead_requests:
+            self._stop(f"{self._failed_in_a_row} requests in a row failed (the last: {message})")
+
+    def _not_asked(self, key: str, remaining: int, reason: str) -> None:
+        self.stats.failed += remaining
+        self.failures.setdefault(key, NOT_ASKED + reason)
+        self.on_progress(self.stats)
+
     def _fail(self, key: str, message: str) -> None:
         """Remember a request that failed for good, here and for the other workers of this run."""
         self.failures[key] = message
-        self.store.put_failure(key, self.settings.run_id, message)
+        try:
+            self.store.put_failure(key, self.settings.run_id, message)
+        except StoreError as exc:
+            self._store_failed(exc)
 
     def _delay(self, failure: CallFailed, attempt: int) -> float:
         """Retry-After when the server gave one, else capped exponential back-off with jitter."""
@@ -311,13 +558,16 @@ class ApiElicitor:
     def record(self, spec: PromptSpec) -> PromptRecord:
         """The answers of one prompt, from the store; eliciting what is still missing."""
         key = self.key(spec)
-        stored = self.store.get(key)
+        stored = self.stored(key)
         if len(stored) < spec.samples and key not in self.failures and not self.settings.offline:
             if not self.owns(key):
                 stored = self._wait_for_peer(key, spec.samples)
             if len(stored) < spec.samples and key not in self.failures:
-                self._runner().run(self._run(self.plan([spec], only_own=False)))
-                stored = self.store.get(key)
+                if (reason := self.should_stop()) is not None:
+                    self.failures.setdefault(key, NOT_ASKED + reason)
+                else:
+                    self._runner().run(self._run(self.plan([spec], only_own=False)))
+                stored = self.stored(key)
         return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec)
                                                    for i in range(spec.samples)])
 
@@ -325,18 +575,23 @@ class ApiElicitor:
         """Another worker owns this prompt and is probably eliciting it right now; stop
         waiting when it has the answers, or when it gave up on them (never ask again then)."""
         deadline = time.monotonic() + self.settings.peer_wait
-        stored = self.store.get(key)
-        last_write, last_change = self.store.last_write(), time.monotonic()
-        while len(stored) < samples and time.monotonic() < deadline:
-            if (message := self.store.failure(key, self.settings.run_id)) is not None:
-                self.failures[key] = message
-                break
-            if (written := self.store.last_write()) != last_write:
-                last_write, last_change = written, time.monotonic()
-            elif time.monotonic() - last_change > self.settings.peer_stall:
-                break  # nobody is storing anything: the owner died; ask ourselves
-            time.sleep(0.2)
-            stored = self.store.get(key)
+        stored = self.stored(key)
+        try:
+            last_write, last_change = self.store.last_write(), time.monotonic()
+            while len(stored) < samples and time.monotonic() < deadline:
+                if (message := self.store.failure(key, self.settings.run_id)) is not None:
+                    self.failures[key] = message
+                    break
+                if self.should_stop() is not None:
+                    break
+                if (written := self.store.last_write()) != last_write:
+                    last_write, last_change = written, time.monotonic()
+                elif time.monotonic() - last_change > self.settings.peer_stall:
+                    break  # nobody is storing anything: the owner died; ask ourselves
+                time.sleep(0.2)
+                stored = self.stored(key)
+        except StoreError as exc:  # the store cannot tell us: ask ourselves
+            self._store_failed(exc)
         return stored
 
     def _answer(self, key: str, stored: StoredAnswer | None, spec: PromptSpec) -> Answer:
@@ -348,12 +603,16 @@ class ApiElicitor:
         if stored.logprobs:
             try:
                 positions = distribution.from_json(json.loads(stored.logprobs))
-            except ValueError:
+            except (ValueError, RecursionError):  # a store edited by hand
                 positions = None
         return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
                            positions=positions, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
                            input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+
+
+class _Stopped(Exception):
+    """The session stopped while a request was waiting for its answer."""
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..text import one_line, well_formed
+
 SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -45,14 +47,39 @@ CREATE TABLE IF NOT EXISTS failures (
 """
 
 
-_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created", "finish_reason",
-            "mode", "logprobs")
-# Columns later releases added, each read as NULL (unknown) in rows written before them.
+# The answers table's first columns in order; the _ADDED ones came later and may be missing
+# (_migrate): each reads as NULL (unknown) in rows written before it.
+_ANSWER_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created")
 _ADDED = ("finish_reason", "mode", "logprobs")
 
 
 class StoreError(Exception):
-    """The store cannot be opened or read; one sentence naming the file."""
+    """The store cannot be opened, read or written; one sentence naming the file."""
+
+
+# The columns this module reads and writes, per table: a table of the same name made by
+# another tool is not written into.
+_TABLE_COLUMNS = {
+    "meta": {"name", "value"},
+    "answers": {"key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created"},
+    "failures": {"key", "run_id", "message"},
+}
+# SQLite's words for a file that is not a database (or a damaged one), and for one that
+# cannot be written: the first may be moved away, the second is a valid cache to keep.
+_CORRUPT = ("not a database", "malformed", "file is encrypted")
+_READ_ONLY = ("readonly", "read-only", "unable to open", "access permission")
+
+
+def _problem(path: Path, exc: sqlite3.Error) -> StoreError:
+    """One sentence for an SQLite error at open, that tells a damaged file from a read-only one."""
+    text = str(exc)
+    if any(word in text.lower() for word in _CORRUPT):
+        return StoreError(f"{path}: the response store is not a readable SQLite database ({text}); "
+                          "move it away or choose another --optbench-cache-dir.")
+    if any(word in text.lower() for word in _READ_ONLY):
+        return StoreError(f"{path}: the response store cannot be written ({text}); make it writable, "
+                          "answer from it alone with --optbench-offline, or choose another --optbench-cache-dir.")
+    return StoreError(f"{path}: the response store cannot be opened ({text}); choose another --optbench-cache-dir.")
 
 
 def answer_key(identity: Mapping[str, Any], system: str, user: str, temperature: float,
@@ -78,26 +105,40 @@ class StoredAnswer:
 
 
 class ResponseStore:
-    def __init__(self, path: Path) -> None:
+    """``read_only``: open an existing store without writing to it (``--optbench-offline``);
+    a missing one reads as empty."""
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=60000")
-            self._db.executescript(_SCHEMA)
+            if read_only:
+                self._db = self._open_read_only(path)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(path, timeout=60, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA busy_timeout=60000")
+                self._db.executescript(_SCHEMA)
+                # A read-only file opens without complaint and fails on the first write,
+                # after answers were paid for: find out now.
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES ('write check', '')")
+                finally:
+                    self._db.execute("ROLLBACK")
+            self._check_tables()
             row = self._db.execute("SELECT value FROM meta WHERE name='schema'").fetchone()
-            if row is None:
+            if row is None and not read_only:
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise StoreError(f"{path}: response store schema {row[0]} is not supported (expected {SCHEMA_VERSION}); "
-                                 "use another --optbench-cache-dir.")
+            elif row is not None and row[0] != str(SCHEMA_VERSION):
+                raise StoreError(f"{path}: response store schema {one_line(row[0], 40)} is not supported (expected "
+                                 f"{SCHEMA_VERSION}); use another --optbench-cache-dir.")
             self._migrate()
             self._db.execute("SELECT count(*) FROM answers LIMIT 1").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: the response store is not a readable SQLite database ({exc}); "
-                             "move it away or choose another --optbench-cache-dir.") from None
+        except sqlite3.Error as exc:
+            raise _problem(path, exc) from None
         except OSError as exc:
             raise StoreError(f"{path}: cannot open the response store ({exc.strerror}).") from None
 
@@ -119,26 +160,57 @@ class ResponseStore:
     keeps_finish_reason = True  # False: a store without the column that could not be given it
     kept: tuple[str, ...] = _ADDED  # the added columns this store has
 
+    @staticmethod
+    def _open_read_only(path: Path) -> sqlite3.Connection:
+        if not path.exists():
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            db.executescript(_SCHEMA)
+            return db
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None, check_same_thread=False)
+
+    def _check_tables(self) -> None:
+        """A table of ours with other columns belongs to another tool: refuse it now, before
+        any answer is paid for, rather than fail on the first write."""
+        for table, columns in _TABLE_COLUMNS.items():
+            found = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if found and not columns <= found:
+                missing = ", ".join(sorted(columns - found))
+                raise StoreError(f"{self.path}: its table '{table}' is not a pytest-optbench response store's "
+                                 f"(no column {missing}); choose another --optbench-cache-dir.")
+
+    def _read_error(self, exc: Exception) -> StoreError:
+        return StoreError(f"{self.path}: the response store cannot be read ({exc}).")
+
+    def _write_error(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"{self.path}: the response store cannot be written ({exc}).")
+
     def get(self, key: str) -> dict[int, StoredAnswer]:
-        added = ", ".join(name if name in self.kept else "NULL" for name in _ADDED)
         try:
+            added = ", ".join(name if name in self.kept else "NULL" for name in _ADDED)
             rows = self._db.execute(
                 f"SELECT sample, text, input_tokens, output_tokens, run_id, {added} FROM answers WHERE key=?", (key,)
             ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: the response store cannot be read ({exc}).") from None
-        return {r[0]: StoredAnswer(*r) for r in rows}
+            # Coerced: a store edited by hand must not put a number where text belongs.
+            return {int(r[0]): StoredAnswer(int(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0), str(r[4] or ""),
+                                            *(None if v is None else str(v) for v in r[5:8]))
+                    for r in rows}
+        except (sqlite3.Error, ValueError, TypeError) as exc:
+            raise self._read_error(exc) from None
 
     def count(self, keys: Sequence[str]) -> dict[str, int]:
         """How many samples are stored for each key (0 when none)."""
         out = dict.fromkeys(keys, 0)
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start:start + 500])
-            marks = ",".join("?" * len(chunk))
-            for key, n in self._db.execute(
-                f"SELECT key, count(*) FROM answers WHERE key IN ({marks}) GROUP BY key", chunk
-            ):
-                out[key] = n
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                for key, n in self._db.execute(
+                    f"SELECT key, count(*) FROM answers WHERE key IN ({marks}) GROUP BY key", chunk
+                ):
+                    out[key] = n
+        except sqlite3.Error as exc:
+            raise self._read_error(exc) from None
         return out
 
     def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
@@ -150,35 +222,56 @@ class ResponseStore:
         Tokens are billed once per request, so they go on its first sample; ``finish_reasons``
         go with their texts (missing ones are unknown), as do ``logprobs`` (JSON text); ``mode``
         is the mode served when it is not the key's. Samples that another process stored
-        meanwhile are kept (first writer wins); returns the indices actually written.
+        meanwhile are kept (first writer wins); returns the indices actually written. Raises
+        StoreError when it cannot write (a full disk, a read-only store): the caller keeps
+        what it paid for in memory.
         """
         now = time.time()
         written = []
-        for offset, text in enumerate(texts):
-            tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
-            added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
-                     "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None}
-            names = [*_COLUMNS[:7], *self.kept]
-            row: tuple[Any, ...] = (key, first_sample + offset, text, *tokens, run_id, now,
-                                    *(added[name] for name in self.kept))
-            cursor = self._db.execute(
-                f"INSERT OR IGNORE INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row)
-            if cursor.rowcount:
-                written.append(first_sample + offset)
+        try:
+            self._db.execute("BEGIN IMMEDIATE")  # all of a request's samples or none
+            for offset, text in enumerate(texts):
+                tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
+                added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
+                         "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None}
+                names = [*_ANSWER_COLUMNS, *self.kept]
+                row: tuple[Any, ...] = (key, first_sample + offset, well_formed(text), *tokens, run_id, now,
+                                        *(added[name] for name in self.kept))
+                cursor = self._db.execute(
+                    f"INSERT OR IGNORE INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row)
+                if cursor.rowcount:
+                    written.append(first_sample + offset)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # SQLite may have rolled back already (a full disk does that)
+            raise self._write_error(exc) from None
         return written
 
     def last_write(self) -> float:
         """When any process last stored an answer (0 for an empty store)."""
-        row = self._db.execute("SELECT max(created) FROM answers").fetchone()
+        try:
+            row = self._db.execute("SELECT max(created) FROM answers").fetchone()
+        except sqlite3.Error as exc:
+            raise self._read_error(exc) from None
         return float(row[0] or 0.0)
 
     def put_failure(self, key: str, run_id: str, message: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO failures (key, run_id, message) VALUES (?, ?, ?)",
-                         (key, run_id, message))
+        try:
+            self._db.execute("INSERT OR REPLACE INTO failures (key, run_id, message) VALUES (?, ?, ?)",
+                             (key, run_id, well_formed(message)))
+        except sqlite3.Error as exc:
+            raise self._write_error(exc) from None
 
     def failure(self, key: str, run_id: str) -> str | None:
-        row = self._db.execute("SELECT message FROM failures WHERE key=? AND run_id=?", (key, run_id)).fetchone()
-        return row[0] if row else None
+        try:
+            row = self._db.execute("SELECT message FROM failures WHERE key=? AND run_id=?", (key, run_id)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._read_error(exc) from None
+        return str(row[0]) if row else None
 
     def close(self) -> None:
         self._db.close()

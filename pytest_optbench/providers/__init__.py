@@ -14,11 +14,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .api import ApiProvider, ProviderOptions
 from .base import Model
 from .sim import SimSpecError, SimulatedModel
+
+if TYPE_CHECKING:
+    from .batch_api import BatchClient
 
 ENTRY_POINT_GROUP = "pytest_optbench.providers"
 
@@ -88,3 +91,17 @@ def build_model(spec: str, options: ProviderOptions | None = None) -> Any:
         hint = f"; install it with: pip install 'pytest-optbench[{extra}]'" if provider in BUILTIN else ""
         raise ProviderError(f"--model {spec!r}: the provider needs a package that is not installed "
                             f"({exc}){hint}.") from None
+
+
+def batch_client(api: ApiProvider) -> BatchClient | None:
+    """The batch client of a provider, or None when it has no batch API."""
+    if api.provider == "openai":
+        from .batch_openai import OpenAIBatches
+
+        return OpenAIBatches(api)
+    if api.provider == "anthropic":
+        from .batch_anthropic import AnthropicBatches
+
+        return AnthropicBatches(api)
+    factory = getattr(api, "batch_client", None)  # a third-party ApiProvider may bring its own
+    return factory() if callable(factory) else None

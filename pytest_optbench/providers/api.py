@@ -75,14 +75,23 @@ def cut_off(finish_reason: str | None) -> bool | None:
     return finish_reason in CUT_OFF_REASONS
 
 
+# Statuses that no other prompt of the session can escape either: a bad or unauthorised key,
+# and a model that does not exist. (A 400 is about one request; a 429 out of quota is fatal
+# too, see status_failure.)
+FATAL_STATUSES = (401, 403, 404)
+
+
 class CallFailed(Exception):
-    """A failed request. ``retryable`` says whether trying again can help."""
+    """A failed request. ``retryable`` says whether trying again can help; ``fatal`` that no
+    request of the session can succeed (bad key, no quota, no such model), so the engine
+    stops asking."""
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None, rate_limited: bool = False, timed_out: bool = False) -> None:
+                 status: int | None = None, rate_limited: bool = False, timed_out: bool = False,
+                 fatal: bool = False) -> None:
         super().__init__(message)
         self.retryable, self.retry_after, self.status, self.rate_limited = retryable, retry_after, status, rate_limited
-        self.timed_out = timed_out
+        self.timed_out, self.fatal = timed_out, fatal
 
 
 DEFAULT_MAX_TOKENS = 256
@@ -135,12 +144,14 @@ def status_failure(status: int, message: str, headers: Mapping[str, str] | None,
     text = f"{message} {body or ''}".lower()
     if status == 429:
         if any(code in text for code in NON_RETRYABLE_CODES):
-            return CallFailed(f"HTTP 429 (quota or spend limit, not retried): {message}", retryable=False, status=status)
+            return CallFailed(f"HTTP 429 (quota or spend limit, not retried): {message}", retryable=False,
+                              status=status, fatal=True)
         return CallFailed(f"HTTP 429 rate limited: {message}", retryable=True, status=status, rate_limited=True,
                           retry_after=retry_after_seconds(headers))
     retryable = status in (408, 409) or status >= 500
     return CallFailed(f"HTTP {status}: {message}", retryable=retryable, status=status,
-                      retry_after=retry_after_seconds(headers) if retryable else None)
+                      retry_after=retry_after_seconds(headers) if retryable else None,
+                      fatal=status in FATAL_STATUSES)
 
 
 class ApiProvider:
@@ -175,6 +186,12 @@ class ApiProvider:
         """The request was changed to suit the server (a rejected parameter): note and count it."""
         self.parameter_changes += 1
         self.note(text)
+
+    def redact_result(self, result: ApiResult) -> ApiResult:
+        """The answers without the key: a server may echo the credential it got inside an
+        answer, and answers are stored and reported."""
+        result.texts = [self.redact(text) for text in result.texts]
+        return result
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -244,6 +261,7 @@ class ApiProvider:
         """One sample, synchronously: lets the provider serve as a plain model too (no
         retries, no store)."""
         result = self.runner().run(self.generate(ApiRequest(prompt.system, prompt.user, prompt.temperature, None, 1)))
+        result = self.redact_result(result)
         return result.texts[0] if result.texts else ""
 
     _loop: LoopThread | None = None

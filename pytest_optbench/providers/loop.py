@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -20,10 +21,27 @@ class LoopThread:
         self._thread.start()
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            return future.result()
+        except BaseException:  # Ctrl-C: the requests in flight are cancelled, not left running
+            future.cancel()
+            raise
 
     def close(self) -> None:
+        """Cancel what is still running (after Ctrl-C), then stop: a pending task destroyed
+        with its loop prints "Task was destroyed but it is pending!"."""
+        if self.loop.is_running():
+            with contextlib.suppress(Exception):  # closing must never fail a finished run
+                asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
         if not self._thread.is_alive():
             self.loop.close()
+
+
+async def _cancel_pending() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

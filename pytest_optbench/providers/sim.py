@@ -108,6 +108,19 @@ class SimProfile:
         return self.delta_plus + self.delta_minus
 
 
+# What each parameter may be: checked when the model is built, so that a bad value is a
+# usage error at start-up, not a failure of every call (a negative SD, a rate above 1; a
+# sharpness or separation whose logistic overflows).
+PARAMETER_RANGES: dict[str, tuple[float, float]] = {
+    "delta_plus": (-100, 100), "delta_minus": (-100, 100), "narrative_shift": (-100, 100),
+    "noise_sd": (0, 100), "axiom_noise_sd": (0, 100),
+    "binary_separation": (0, 3), "binary_sharpness": (0, 10),
+    "conjunction_violation_rate": (0, 1), "disjunction_violation_rate": (0, 1),
+    "conditional_violation_rate": (0, 1), "dose_response_violation_rate": (0, 1),
+    "refusal_rate": (0, 1), "prose_refusal_rate": (0, 1),
+    "item_tilt_sd": (0, 100), "refusal_clustering": (0, 1),
+}
+
 PROFILES: dict[str, SimProfile] = {
     "calibrated": SimProfile(),
     "optimist": SimProfile(
@@ -167,7 +180,13 @@ def parse_sim_spec(spec: str) -> tuple[str, SimProfile]:
             overrides[key] = float(value)
         except ValueError:
             raise SimSpecError(f"parameter {key!r} in 'sim:{spec}' must be a number, got {value!r}") from None
-    return name, replace(profile, **overrides)
+        low, high = PARAMETER_RANGES[key]
+        if not low <= overrides[key] <= high:  # also NaN
+            raise SimSpecError(f"parameter {key!r} in 'sim:{spec}' must be from {low:g} to {high:g}, got {value}")
+    profile = replace(profile, **overrides)
+    if profile.refusal_rate + profile.prose_refusal_rate > 1:
+        raise SimSpecError(f"refusal_rate + prose_refusal_rate in 'sim:{spec}' must be at most 1")
+    return name, profile
 
 
 def _rng(*parts: Any) -> np.random.Generator:

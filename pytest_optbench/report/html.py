@@ -165,6 +165,8 @@ def metadata_section(outcome: Outcome, model: RunModel, metadata: Mapping[str, A
     body = definition_list(pairs)
     for text in outcome.notes():
         body += note(f"provider note: {text}", warn=True)
+    for line in model.scale:  # shard, batch cost, pending items
+        body += note(line.text.strip(), warn=bool(line.tone))
     missing = model.headline.missing
     if missing:
         body += note(f"{len(missing)} item(s) failed without sending answers; aggregates cover only the "

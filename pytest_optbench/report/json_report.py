@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -11,6 +12,7 @@ from typing import Any
 
 from ..scoring.crosslingual import spread
 from ..scoring.outcome import Outcome
+from ..text import well_formed
 
 
 def _clean(value: Any) -> Any:
@@ -31,6 +33,7 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
         "run": metadata,
         "items": [r.to_dict() for r in outcome.records],
         "items_without_results": outcome.missing,
+        "items_pending": [r.to_dict() for r in outcome.pending],  # answers still in open provider batches
         "aggregates": [a.to_dict() for a in outcome.aggregates],
         "gates": [v.to_dict() for v in outcome.verdicts],
         "warnings": [w.to_dict() for w in outcome.warnings],
@@ -44,7 +47,13 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write atomically, so a crash never leaves half a report where a good one was."""
+    """Write atomically, so a crash never leaves half a report where a good one was.
+
+    OSError when it cannot (the caller names the report); text that UTF-8 cannot hold (a
+    model's lone surrogate) is repaired, not refused."""
+    text = well_formed(text)
+    if path.parent.exists() and not path.parent.is_dir():  # mkdir would say "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent))
     path.parent.mkdir(parents=True, exist_ok=True)
     umask = os.umask(0)
     os.umask(umask)
@@ -54,6 +63,8 @@ def write_text(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before it replaces the old report
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scoring.outcome import Outcome
+from ..text import one_line
 from .model import COMPACT, RunModel, Table, build_run_model
 
 WORST_SHOWN = 5  # rows per kind in "Worst items"
@@ -15,7 +16,7 @@ QUESTION_CHARS = 160  # per question: a pair's second question stays visible
 
 def cell(text: object) -> str:
     """Safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return (one_line(text).replace("\\", "\\\\").replace("|", "\\|")
             .replace("<", "&lt;").replace(">", "&gt;"))
 
 
@@ -58,6 +59,8 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
     icon = "❌" if head.failed else "✅"
     lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · elicit `{head.elicit}` · "
                  f"prompt `{head.prompt_hash}`")
+    if model.scale:
+        lines += [""] + [f"- {'⚠️ ' if line.tone else ''}{cell(line.text.strip())}" for line in model.scale]
     if head.missing:
         lines.append(f"\n**{len(head.missing)} item(s) sent no answers** (crashed worker or fixture error).")
     if head.gates.total:

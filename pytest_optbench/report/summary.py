@@ -48,7 +48,7 @@ def summary_tables(model: RunModel, verbose: bool) -> list[Table]:
 
 def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], has_gates: bool) -> None:
     """``metadata`` is the report's ``run`` section (seed, prompt hash, thresholds, baseline)."""
-    if outcome is None or not (outcome.records or outcome.missing or outcome.warnings):
+    if outcome is None or not (outcome.records or outcome.missing or outcome.warnings or outcome.pending):
         return
     model = build_run_model(outcome, metadata)
     head = model.headline

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..text import one_line
 from .model.table import COMPACT, FAIL, NOT_EVALUATED, PASS, WARN, Row, Table
 
 StyledLine = tuple[str, str]
@@ -17,6 +18,7 @@ TONE_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow", WARN: "yellow
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """Left-aligned columns two spaces apart, trailing blanks trimmed."""
+    header, rows = [one_line(c) for c in header], [[one_line(c) for c in row] for row in rows]  # no ESC, no CR
     widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return [fmt.format(*header).rstrip()] + [fmt.format(*row).rstrip() for row in rows]

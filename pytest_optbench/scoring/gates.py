@@ -18,6 +18,7 @@ import numpy as np
 from ..didyoumean import hint
 from ..metrics.stats import benjamini_hochberg, holm
 from ..suites import SuiteError, read_yaml
+from ..text import one_line, shown
 from .aggregate import METRIC_KINDS, VIOLATION_METRICS, Aggregate, metric_applies
 from .baseline import Comparison
 from .gate_reasons import NO_BASELINE, ONLY_WITH, unmatched_reason, unshared_reason
@@ -150,7 +151,8 @@ def _err(display: str, index: int | None, line: int | None, key: str | None, mes
         parts.append(f"gate {index + 1}" + (f" (line {line})" if line else ""))
     if key:
         parts.append(f"key '{key}'")
-    return ThresholdsError(", ".join(parts) + f": {message.rstrip('.')}.")
+    # Messages quote the offending value: keep them one short line whatever it holds.
+    return ThresholdsError(one_line(", ".join(parts), 300) + f": {one_line(message, 2000).rstrip('.')}.")
 
 
 def parse_thresholds(data: Any, display: str) -> list[Gate]:
@@ -172,9 +174,15 @@ def parse_thresholds(data: Any, display: str) -> list[Gate]:
 
 
 def _number(display: str, index: int, line: int | None, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _err(display, index, line, key, f"must be a number, got {value!r}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _err(display, index, line, key, f"must be a number, got {shown(value)}")
+    try:
+        number = float(value)  # an integer beyond 1e308 overflows
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise _err(display, index, line, key, f"must be a finite number, got {shown(value)}")
+    return number
 
 
 def _globs(display: str, index: int, line: int | None, key: str, value: Any) -> tuple[str, ...]:

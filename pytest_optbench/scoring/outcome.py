@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import ItemRecord
+from ..records import BATCH_PRICE, ItemRecord
 from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
@@ -22,6 +22,7 @@ class Outcome:
     comparison: Comparison | None = None  # changes against --optbench-baseline
     warnings: list[RunWarning] = field(default_factory=list)  # what the run did not enforce (enforcement.py)
     strict: bool = False  # --optbench-strict: the warnings marked strict fail the session
+    pending: list[ItemRecord] = field(default_factory=list)  # answers still in open provider batches: not scored
 
     @property
     def failed_gates(self) -> list[Verdict]:
@@ -32,11 +33,12 @@ class Outcome:
         """The warnings that fail this session (none without strict mode)."""
         return [w for w in self.warnings if w.strict] if self.strict else []
 
-    def usage(self) -> dict[str, int]:
+    def usage(self) -> dict[str, float]:
         """Answers and tokens: how many were paid for in this run, how many read back."""
-        answers = [a for r in self.records for a in r.answers()]
+        # Items still waiting on a batch are not scored, but what their batches delivered is paid for.
+        answers = [a for r in (*self.records, *self.pending) for a in r.answers() if not a.pending]
         fresh = [a for a in answers if a.cached is False]
-        return {
+        usage: dict[str, float] = {
             "answers": len(answers),
             "failed_calls": sum(1 for a in answers if a.error),
             "unparsed": sum(1 for a in answers if a.error is None and a.value is None),
@@ -45,6 +47,17 @@ class Outcome:
             "input_tokens": sum(a.input_tokens for a in fresh),
             "output_tokens": sum(a.output_tokens for a in fresh),
         }
+        batch = [a for a in fresh if a.batch]
+        if batch or any(a.batch for a in answers):
+            # Batch answers cost half: tokens "at list price" count them so (comparable to a real-time run).
+            batch_in, batch_out = sum(a.input_tokens for a in batch), sum(a.output_tokens for a in batch)
+            usage.update({
+                "paid_in_batches": len(batch), "batch_input_tokens": batch_in, "batch_output_tokens": batch_out,
+                "batch_price": BATCH_PRICE,
+                "input_tokens_at_list_price": usage["input_tokens"] - (1 - BATCH_PRICE) * batch_in,
+                "output_tokens_at_list_price": usage["output_tokens"] - (1 - BATCH_PRICE) * batch_out,
+            })
+        return usage
 
     def notes(self) -> list[str]:
         return sorted({note for r in self.records for note in r.notes})

@@ -8,6 +8,7 @@ to it on the test reports. Scoring and report modules are imported when the run 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -16,6 +17,7 @@ import pytest
 from .. import __version__
 from ..facts import RunFacts
 from ..options import RunOptions
+from ..text import one_line, printable
 
 if TYPE_CHECKING:
     from ..records import ItemRecord
@@ -39,10 +41,18 @@ class ControllerSession:
         self.facts = RunFacts()  # merged from the worker(s) when the items have run
         self.no_model_skips = 0  # suite items skipped because no model was chosen
         self.unusable: list[str] = []  # items marked xfail: some prompt got no usable answer
+        self.output_errors: list[str] = []  # one sentence per report not written (or baseline not compared)
+        self.pending: dict[tuple[str, str, str], ItemRecord] = {}  # answers still in open provider batches
+        self.extra: dict[str, Any] = {}  # more sections of the report's run metadata (shard, merge)
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
             self.requests[name] = self.requests.get(name, 0) + int(count)
+
+    def add_batch_info(self, info: dict[str, Any]) -> None:
+        """--optbench-batch: the open batches a process's prompts wait for (ids, expiry)."""
+        if info.get("open"):
+            self.extra.setdefault("batch", {}).setdefault("open", {}).update(info["open"])
 
     def load_baseline(self, root: Path) -> None:
         """Read --optbench-baseline now, so a bad file is a usage error before any call."""
@@ -62,7 +72,10 @@ class ControllerSession:
             from ..records import ItemRecord
 
             record = ItemRecord.from_dict(data)
-            self.records[record.key] = record
+            if record.pending_batches:  # not scored until its batch has delivered every answer
+                self.pending[record.key] = record
+            else:
+                self.records[record.key] = record
             if report.skipped and getattr(report, "wasxfail", None) is not None:
                 self.unusable.append(record.label)
         elif report.skipped and suite_item and "no model selected" in str(report.longrepr):
@@ -120,6 +133,7 @@ class ControllerSession:
             "provider_notes": self.outcome.notes() if self.outcome else [],
             "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
                        "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},
+            **self.extra,
         }
 
     def finish(self) -> Outcome:
@@ -145,7 +159,11 @@ class ControllerSession:
         comparison = None
         if self.baseline is not None:
             data, baseline_records = self.baseline
-            comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
+            try:
+                comparison = compare(records, baseline_records, options, self.settings_snapshot(), data["run"])
+            except Exception as exc:  # noqa: BLE001 - the answers are paid for: report them anyway
+                self.output_errors.append(f"--optbench-baseline {self.baseline_display}: could not be compared "
+                                          f"({type(exc).__name__}: {one_line(exc, 200)}).")
         verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison,
                             possible_n(records))
         warnings = run_warnings(verdicts, records, self.facts, no_model_skips=self.no_model_skips,
@@ -153,38 +171,65 @@ class ControllerSession:
                                 strict=self.options.strict, thresholds=self.thresholds_display)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
                                language_skews(aggregates, records, options), comparison, warnings,
-                               self.options.strict)
+                               self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)])
         return self.outcome
 
-    def write_outputs(self, outcome: Outcome) -> None:
-        """The report files asked for; the Markdown also goes to GitHub's job summary."""
+    def write_outputs(self, outcome: Outcome) -> list[str]:
+        """The report files asked for; the Markdown also goes to GitHub's job summary.
+
+        Each is built and written on its own: one that fails (a directory in the way, a full
+        disk, a read-only directory, a bug in one renderer) is named in ``output_errors`` and
+        the others are still written. Returns ``output_errors``.
+        """
         from ..report.json_report import build_report, write_report, write_text
 
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if not (outcome.records or outcome.missing or outcome.warnings):
-            if options.report_path:  # an empty run still leaves its report for CI artifacts
-                write_report(options.report_path, build_report(outcome, self.metadata()))
-            return
         metadata = self.metadata()
-        if options.report_path:
-            write_report(options.report_path, build_report(outcome, metadata))
+        if options.report_path:  # an empty run still leaves its report for CI artifacts
+            path = options.report_path
+            self._attempt("--optbench-report", path, lambda: write_report(path, build_report(outcome, metadata)))
+        if not (outcome.records or outcome.missing or outcome.warnings or outcome.pending):
+            return self.output_errors
         if options.markdown_path or step_summary:
             from ..report.markdown import build_markdown
 
-            markdown = build_markdown(outcome, metadata)
-            if options.markdown_path:
-                write_text(options.markdown_path, markdown)
-            if step_summary:
-                with open(step_summary, "a", encoding="utf-8") as handle:
-                    handle.write(markdown)
+            markdown: list[str] = []
+            self._attempt("--optbench-markdown" if options.markdown_path else "$GITHUB_STEP_SUMMARY",
+                          options.markdown_path or step_summary, lambda: markdown.append(build_markdown(outcome, metadata)))
+            if markdown and options.markdown_path:
+                path = options.markdown_path
+                self._attempt("--optbench-markdown", path, lambda: write_text(path, markdown[0]))
+            if markdown and step_summary:
+                self._attempt("$GITHUB_STEP_SUMMARY", step_summary, lambda: _append(Path(step_summary), markdown[0]))
         if options.html_path:
-            from ..report.html import (  # matplotlib is imported only when asked
-                build_html,
-                write_html,
-            )
+            path = options.html_path
+            self._attempt("--optbench-html", path, lambda: _write_html(path, outcome, metadata))
+        return self.output_errors
 
-            write_html(options.html_path, build_html(outcome, metadata))
+    def _attempt(self, option: str, path: Any, write: Callable[[], None]) -> None:
+        try:
+            write()
+        except Exception as exc:  # noqa: BLE001 - one report's failure must not cost the others
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+            self.output_errors.append(f"{option} {path}: not written ({one_line(reason, 300).rstrip('.')}).")
+
+    def faults(self) -> list[str]:
+        """Problems the workers met that leave every answer right (a store that could not be
+        written), once each."""
+        return sorted({fault for record in self.records.values() for fault in record.faults})
+
+    def failed(self) -> bool:
+        """A report not written or a store not written fails the session."""
+        return bool(self.output_errors or self.faults())
+
+    def write_problems(self, tr: Any) -> None:
+        """After the summary, in red: what was not written, and where the answers are."""
+        problems = self.faults() + self.output_errors
+        for problem in problems:
+            tr.write_line(f"optbench: {printable(problem)}", red=True)
+        if problems:  # so that pytest's last line counts them too
+            tr.stats.setdefault("optbench problem(s)", []).extend(_Problem(p) for p in problems)
 
     def log_gates_to_junit(self, config: pytest.Config, verdicts: list[Verdict]) -> None:
         """With --junitxml, each gate verdict becomes a test case next to the items, so CI
@@ -230,3 +275,33 @@ def display_path(path: Path, root: Path) -> str:
 def is_controller(config: Any) -> bool:
     """True in a serial run and on the xdist controller; False on xdist workers."""
     return not hasattr(config, "workerinput")
+
+
+class _Problem:
+    """An entry in the terminal reporter's stats, so that the final line counts it."""
+
+    count_towards_summary = True
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _append(path: Path, text: str) -> None:
+    """Append to GitHub's job summary (text it cannot encode was repaired upstream)."""
+    with open(path, "a", encoding="utf-8", errors="replace") as handle:
+        handle.write(text)
+
+
+def _write_html(path: Path, outcome: Outcome, metadata: dict[str, Any]) -> None:
+    import warnings
+
+    # matplotlib is imported only when an HTML report is asked for
+    from ..report.html import build_html, write_html
+
+    with warnings.catch_warnings():
+        # Plots of a run whose every answer failed are empty: matplotlib's legend warning
+        # and numpy's about NaN means are not the user's concern (the page says what is missing).
+        warnings.filterwarnings("ignore", message="No artists with labels found", category=UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        text = build_html(outcome, metadata)
+    write_html(path, text)

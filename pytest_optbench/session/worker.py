@@ -8,6 +8,7 @@ modules (providers, engine, store) are imported only when a model is chosen.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from ..facts import RunFacts
 from ..options import RunOptions
 
 if TYPE_CHECKING:
-    from ..elicit.engine import ApiElicitor, EngineStats
+    from ..elicit.engine import ApiElicitor, EngineStats, ModelCalls
     from ..prompts import PromptSpec
     from ..records import PromptRecord
     from ..suites import Suite
@@ -72,6 +73,9 @@ class WorkerSession:
         self.progress: Callable[[EngineStats], None] | None = None
         self.facts = RunFacts(processes=1)
         self._sources: dict[int, AnswerSource] = {}
+        self.calls: ModelCalls | None = None  # the limits on a conftest model's calls
+        self.stop_reported = False  # an item already failed because the session stopped asking
+        self.status: Callable[[str], None] | None = None  # batch mode: a status line now and then
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -86,9 +90,16 @@ class WorkerSession:
 
         self.model = build_model(spec, provider_options(self.options))
         if isinstance(self.model, ApiProvider):
-            store = ResponseStore(self.options.cache_dir / "responses.sqlite")
+            store = ResponseStore(self.options.cache_dir / "responses.sqlite", read_only=self.options.engine.offline)
             settings = replace(self.options.engine, run_id=self.run_id, concurrency=self.concurrency_share())
-            self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard,
+            if self.options.batch:
+                self.elicitor = batch_elicitor(self.model, store, settings, self.options, self.shard,
+                                               lambda stats: self.progress and self.progress(stats),
+                                               lambda text: self.status and self.status(text))
+                return
+            # An xdist worker stops asking when its controller has gone (killed, crashed).
+            parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
+            self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
 
     def concurrency_share(self) -> int:
@@ -166,13 +177,52 @@ class WorkerSession:
             self.elicitor.prefetch([s for item in self.items for s in item.specs])
 
     def elicit(self, model: Any, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
-        """Answers for one item: from the engine for the --model provider, directly otherwise."""
-        from ..elicit.engine import elicit
+        """Answers for one item: from the engine for the --model provider, directly otherwise
+        (a conftest model within --optbench-timeout per call and --optbench-deadline).
+
+        Once the session has stopped asking (a bad key, the deadline, a dead server), the
+        first item it leaves without answers fails with the reason and the others are skipped:
+        one FAILED line, not one per item."""
+        from ..elicit.engine import NOT_ASKED, ModelCalls, elicit, not_asked
         from ..providers.base import as_model
 
+        stopped: str | None = None
         if self.elicitor is not None and model is self.model:
-            return [self.elicitor.record(spec) for spec in specs]
-        return elicit(as_model(model), specs)
+            records = [self.elicitor.record(spec) for spec in specs]
+            stopped = self.elicitor.stop_reason
+        elif model is self.model:  # a simulated model: no limits needed
+            records = elicit(as_model(model), specs)
+        else:
+            if self.calls is None:
+                self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline)
+            records = elicit(as_model(model), specs, self.calls)
+            stopped = self.calls.stop_reason
+        if stopped and any(a.error for r in records for a in r.answers):
+            reason = not_asked(records)
+            if self.stop_reported and reason and all((a.error or "").startswith(NOT_ASKED)
+                                                     for r in records for a in r.answers):
+                pytest.skip(reason)
+            self.stop_reported = True
+        return records
+
+    def faults(self) -> list[str]:
+        """Problems that leave every answer right but must fail the session (a store that
+        cannot be written)."""
+        return self.elicitor.faults() if self.elicitor is not None else []
+
+    def pending_note(self, batch_ids: Sequence[str]) -> str:
+        """The sentence an item whose answers are still in open batches is reported with."""
+        note = getattr(self.elicitor, "pending_note", None)
+        if callable(note):
+            return str(note(batch_ids))
+        from ..elicit.batch import pending_sentence
+
+        return pending_sentence(batch_ids, {})
+
+    def batch_info(self) -> dict[str, Any]:
+        """--optbench-batch: the open batches this process's prompts wait for (report metadata)."""
+        info = getattr(self.elicitor, "open_info", None)
+        return {"open": info()} if callable(info) else {}
 
     def request_counts(self) -> dict[str, int]:
         """Requests, retries, time-outs and parameter changes of this process (API models)."""
@@ -234,10 +284,25 @@ def provider_options(options: RunOptions) -> Any:
     return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback)
 
 
+def batch_elicitor(model: Any, store: Any, settings: Any, options: RunOptions, shard: tuple[int, int],
+                   on_progress: Callable[[Any], Any], on_status: Callable[[str], Any]) -> Any:
+    """The engine of --optbench-batch; a provider without a batch API is a usage error."""
+    from ..elicit.batch import BatchElicitor, BatchSettings, BatchUnsupported
+    from ..providers import ProviderError
+
+    try:
+        return BatchElicitor(model, store, settings, BatchSettings(options.batch_wait, options.batch_size),
+                             shard=shard, on_progress=on_progress, on_status=on_status)
+    except BatchUnsupported as exc:
+        store.close()
+        raise ProviderError(str(exc)) from None
+
+
 def check_model_spec(options: RunOptions) -> None:
-    """Build the --model and open its store once, then close both, so a bad spec or a
-    corrupt store is a usage error on the xdist controller too (which runs no item, so
-    keeps no model, client or store)."""
+    """Build the --model once and close it, and open its response store once and close it,
+    so that a bad spec or a corrupt, read-only or foreign store is a usage error on the xdist
+    controller too (which runs no item, so keeps no model, client or store); in the workers
+    it would crash each of them with a traceback."""
     if not options.model_spec:
         return
     from ..elicit.store import ResponseStore
@@ -247,7 +312,13 @@ def check_model_spec(options: RunOptions) -> None:
     model = build_model(options.model_spec, provider_options(options))
     try:
         if isinstance(model, ApiProvider):
-            ResponseStore(options.cache_dir / "responses.sqlite").close()
+            ResponseStore(options.cache_dir / "responses.sqlite", read_only=options.engine.offline).close()
+            if options.batch:
+                from ..providers import ProviderError, batch_client
+
+                if batch_client(model) is None:
+                    raise ProviderError(f"--optbench-batch: provider {model.provider!r} has no batch API (openai "
+                                        "and anthropic have one); leave the option out to ask in real time.")
     finally:
         close = getattr(model, "close", None)
         if callable(close):

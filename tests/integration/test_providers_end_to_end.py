@@ -208,14 +208,20 @@ def test_auth_error_fails_items_is_not_retried_and_the_key_never_leaks(optbench,
         bad = run(optbench, server, "--temperature", "0.2")
         asked = [r.user for r in server.requests]
         assert {r.authorization for r in server.requests} == {f"Bearer {SECRET}"}
-    assert len(asked) == len(set(asked)) == PROMPTS  # one request per prompt: a 401 is never retried
+    # A 401 is never retried, and stops the session's requests: at most one probe per process;
+    # per process, the first item without answers fails and the others are skipped, with the
+    # reason (an item that holds another process's probe fails too).
+    processes = 2 if optbench.mode == "xdist" else 1
+    assert 1 <= len(asked) == len(set(asked)) <= processes
     assert bad.ret == 1
-    bad.result.assert_outcomes(failed=ITEMS)
-    assert "suites/pairs.yaml::item-00: 6 of 6 model calls failed; first: openai: HTTP 401" in bad.text
+    outcomes = bad.result.parseoutcomes()
+    assert 1 <= outcomes["failed"] <= 2 * processes - 1
+    assert outcomes["failed"] + outcomes.get("skipped", 0) == ITEMS
+    assert "6 of 6 model calls failed; first: openai: HTTP 401" in bad.text
     assert "Traceback" not in bad.text
-    assert bad.report["run"]["usage"]["failed_calls"] == ANSWERS
-    assert f"{ANSWERS} answer(s) failed (after the retries that could help)" in bad.text
-    assert all(a["error"].startswith("openai: HTTP 401") and a["raw"] is None for a in every_answer(bad.report))
+    assert bad.report["run"]["usage"]["failed_calls"] == 6 * outcomes["failed"]
+    assert all((a["error"].startswith("openai: HTTP 401") or a["error"].startswith("not asked: openai: HTTP 401"))
+               and a["raw"] is None for a in every_answer(bad.report))
     assert_no_secret(optbench.pytester, [good, bad], SECRET)
 
 

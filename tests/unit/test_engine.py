@@ -458,7 +458,8 @@ def test_zero_retries_means_one_request(fake, make):
 
 
 def test_one_failing_prompt_does_not_affect_the_others(fake, make):
-    server = fake(fault_for=lambda r: "auth" if "plan 1 " in r.user else None)
+    # A 400 is about one request (a 401 stops the session: tests/unit/test_hostile_engine.py).
+    server = fake(fault_for=lambda r: "badrequest" if "plan 1 " in r.user else None)
     elicitor = make(server)
     records = run_all(elicitor, [spec(i, samples=2) for i in range(3)])
     assert len(server.requests) == 3
@@ -554,7 +555,7 @@ def test_two_shards_split_the_prompts_and_ask_each_once(api, make):
 
 
 def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
-    server = fake(fault_for=lambda r: "auth")
+    server = fake(fault_for=lambda r: "badrequest")
     specs = [spec(i, samples=1) for i in range(8)]
     engine = settings(peer_wait=5.0)  # a regression would wait this long per prompt, then fail below
     workers = [make(server, shard=(w, 2), engine=engine) for w in range(2)]
@@ -562,8 +563,8 @@ def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
         worker.prefetch(specs)
     assert len(server.requests) == 8
     records = [workers[0].record(s) for s in specs]
-    assert all(r.answers[0].error.startswith("openai: HTTP 401") for r in records)
-    assert len(server.requests) == 8  # a 401 is never asked again, not even by another worker
+    assert all(r.answers[0].error.startswith("openai: HTTP 400") for r in records)
+    assert len(server.requests) == 8  # a 400 is never asked again, not even by another worker
     peer_keys = [workers[0].key(s) for s in specs if not workers[0].owns(workers[0].key(s))]
     assert peer_keys
     assert all(workers[0].failures[k] == workers[1].failures[k] for k in peer_keys)  # learned from the store
@@ -581,7 +582,7 @@ def _late_peer(worker: ApiElicitor, specs: list[PromptSpec], delay: float = 0.3)
     return thread
 
 
-@pytest.mark.parametrize("fault", [None, "auth"])
+@pytest.mark.parametrize("fault", [None, "badrequest"])
 def test_a_worker_waits_for_a_late_peer_instead_of_asking_twice(fake, make, fault):
     server = fake(fault_for=lambda r: fault)
     specs = [spec(i, samples=2) for i in range(8)]
@@ -598,7 +599,7 @@ def test_a_worker_waits_for_a_late_peer_instead_of_asking_twice(fake, make, faul
     if fault is None:
         assert all(a.error is None for r in records for a in r.answers)
     else:
-        assert all(a.error.startswith("openai: HTTP 401") for r in records for a in r.answers)
+        assert all(a.error.startswith("openai: HTTP 400") for r in records for a in r.answers)
 
 
 def test_a_failure_of_an_earlier_session_is_asked_again(fake, make):

@@ -24,7 +24,7 @@ LAYERS = [
     ("prompts", "providers", "lint"),
     ("elicit", "scoring"),
     ("report",),
-    ("collect", "session", "cli", "testing"),
+    ("collect", "session", "cli", "testing", "testing_batches", "testing_requests", "testing_logprobs"),
     ("plugin",),
 ]
 

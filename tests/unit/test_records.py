@@ -26,3 +26,15 @@ def test_answers_of_reports_written_before_truncated_load_as_unknown() -> None:
         del answer["truncated"]  # as earlier versions wrote them
     [answer] = ItemRecord.from_dict(json.loads(json.dumps(data))).answers()
     assert answer == Answer("30", 30.0) and answer.truncated is None
+
+
+def test_report_checks_know_every_field_of_a_record() -> None:
+    """A report is read back with closed field lists; a field added to a record must be added
+    there too, or every report written since is refused as a baseline."""
+    from dataclasses import fields
+
+    from pytest_optbench import records
+
+    assert set(records._ITEM_FIELDS) == {f.name for f in fields(records.ItemRecord)}
+    assert set(records._ANSWER_FIELDS) == {f.name for f in fields(records.Answer)}
+    assert set(records._PROMPT_FIELDS) == {f.name for f in fields(records.PromptRecord)}

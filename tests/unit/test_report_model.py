@@ -366,7 +366,9 @@ def report(model: str, skew: tuple[float, float, float], gates: list[dict[str, A
          "ci_low": 0.0, "ci_high": 0.07, "n": 50, "tolerance": 2.0},
     ]
     items = [{"suite": "track-b", "item": "i0", "condition": "base", "kind": "inverted_pair", "track": "B",
-              "language": "en"}]
+              "language": "en", "file": "track_b.yaml", "model": model,
+              "prompts": [{"role": role, "user": "q", "answers": [{"raw": "60", "value": 60.0}]}
+                          for role in ("positive", "negative")]}]
     return {"format": "pytest-optbench-report", "format_version": 1, "run": {"model": model, "seed": 0},
             "items": items, "aggregates": aggregates, "gates": gates or [],
             "languages": {"track_b_skew": [{"language": "en", "skew": value, "ci_low": low, "ci_high": high, "n": 60}]}}
@@ -425,5 +427,4 @@ def test_optbench_compare_names_a_malformed_report(tmp_path: Path, capsys: pytes
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     assert optbench_main(["compare", str(path)]) == 2
-    assert capsys.readouterr().err == (f"optbench compare: {path}: an entry of 'aggregates' is not an object with a "
-                                       "'metric'.\n")
+    assert capsys.readouterr().err == f"optbench compare: {path}: aggregates[5] is not an object.\n"

@@ -322,3 +322,12 @@ def test_skewed_profile_skew_is_planted_at_scale() -> None:
     skew = _metrics(records)["skew"]
     assert skew.ci_low <= model.profile.skew <= skew.ci_high
     assert skew.value == pytest.approx(model.profile.skew, abs=0.6)
+
+
+def test_every_profile_parameter_has_a_checked_range() -> None:
+    """A parameter without a range would be a KeyError, not a usage error, when set."""
+    from dataclasses import fields
+
+    from pytest_optbench.providers.sim import PARAMETER_RANGES, SimProfile
+
+    assert set(PARAMETER_RANGES) == {f.name for f in fields(SimProfile)}

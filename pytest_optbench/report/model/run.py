@@ -11,6 +11,7 @@ from typing import Any
 from ...scoring.enforcement import RunWarning
 from ...scoring.gates import FAIL, PASS
 from ...scoring.outcome import Outcome
+from ...text import printable
 from .figures import (
     Estimate,
     LadderGroup,
@@ -24,6 +25,7 @@ from .figures import (
     valence_points,
 )
 from .items import WorstItems, worst_items
+from .scale import scale_lines
 from .table import FAIL as FAIL_TONE
 from .table import PASS as PASS_TONE
 from .table import WARN, Line, Table
@@ -103,8 +105,8 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     models = sorted({r.model for r in outcome.records})
     given = metadata.get("model")
     # Who answered and why (a conftest model, the --model one, or one wrapping it).
-    model = "; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none")
-    elicit = str(metadata.get("elicit") or "+".join(sorted({r.elicit for r in outcome.records})) or "text")
+    model = printable("; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none"))
+    elicit = printable(str(metadata.get("elicit") or "+".join(sorted({r.elicit for r in outcome.records})) or "text"))
     run_line = (f"model {model} | elicit {elicit} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
                 f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
     usage = outcome.usage()
@@ -123,6 +125,7 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     if line := served_line(outcome):
         lines.append(Line(line, WARN))
     lines += [Line(f"note: {note}", WARN) for note in outcome.notes()]
+    lines += scale_lines(outcome, metadata)  # shard, batch cost and pending items
     failed = sum(v.verdict == FAIL for v in outcome.verdicts)
     passed = sum(v.verdict == PASS for v in outcome.verdicts)
     counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed)
@@ -165,6 +168,11 @@ class RunModel:
     @cached_property
     def headline(self) -> Headline:
         return headline(self.outcome, self.metadata)
+
+    @cached_property
+    def scale(self) -> tuple[Line, ...]:
+        """Shard, batch cost and pending items (also among the headline's lines)."""
+        return tuple(scale_lines(self.outcome, self.metadata))
 
     @cached_property
     def gates(self) -> Table:

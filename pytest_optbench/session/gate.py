@@ -1,0 +1,219 @@
+"""``optbench gate REPORT``: score and gate a JSON report's records offline, as a session does.
+
+The same ``ControllerSession`` a pytest run uses gets the report's records (a merged report
+of CI shards, or any run's report), the run's settings (seed, bootstrap resamples,
+keep-fifty, base rate, overrides) and the thresholds and baseline given now; ``finish()``
+scores and gates them and ``write_outputs()`` writes the JSON, Markdown (also to
+``$GITHUB_STEP_SUMMARY``) and HTML reports; a JUnit XML has the items and the gate verdicts.
+The exit code is the session's: 0 all good, 1 a gate or an item failed (or an item is
+still pending under strict mode), 4 a usage error, 5 no item results.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..options import EngineSettings, RunOptions, Settings
+from ..records import ItemRecord, ReportError, load_report, report_records
+from .controller import ControllerSession, display_path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_RESULTS = 0, 1, 4, 5
+THRESHOLDS_FILE = "thresholds.yaml"
+SET = "(set in the run)"  # stands for a value the report only says was given (a URL, a prompt)
+
+
+@dataclass(frozen=True)
+class GateArgs:
+    report: Path
+    thresholds: Path | None = None
+    baseline: Path | None = None
+    output: Path | None = None  # the scored JSON report
+    markdown: Path | None = None
+    html: Path | None = None
+    junitxml: Path | None = None
+    strict: bool = False
+    verbose: int = 0
+    root: Path = Path(".")
+
+
+class _Config:
+    def __init__(self, verbose: int) -> None:
+        self.verbose = verbose
+
+    def getoption(self, name: str, default: Any = None) -> Any:
+        return self.verbose if name == "verbose" else default
+
+
+class TextReporter:
+    """What the summary writers use of pytest's terminal reporter, printing plain lines."""
+
+    def __init__(self, write: Callable[[str], None], verbose: int = 0) -> None:
+        self.write = write
+        self.config = _Config(verbose)
+        self.stats: dict[str, list[Any]] = {}
+
+    def write_sep(self, sep: str, title: str, **style: Any) -> None:
+        self.write(f" {title} ".center(80, sep))
+
+    def write_line(self, text: str, **style: Any) -> None:
+        self.write(text)
+
+
+def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
+    """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
+    ThresholdsError or ValueError with one sentence."""
+    from ..report.summary import write_summary
+    from ..scoring.gates import load_thresholds
+
+    data = load_report(args.report)
+    records = report_records(data, args.report)
+    pending = pending_records(data, args.report)
+    run = data["run"]
+    thresholds = args.thresholds
+    if thresholds is None and (args.root / THRESHOLDS_FILE).is_file():
+        thresholds = args.root / THRESHOLDS_FILE
+    elif thresholds is not None and not thresholds.is_file():
+        raise ValueError(f"--thresholds {thresholds}: no such file.")
+    options = options_from_run(run, args, thresholds)
+    gates: list[Any] = []
+    display: str | None = None
+    if thresholds is not None:
+        display = display_path(thresholds, args.root.resolve())
+        gates = load_thresholds(thresholds, display)
+    controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}")
+    controller.load_baseline(args.root.resolve())
+    controller.records = {r.key: r for r in records}
+    controller.pending = {r.key: r for r in pending}
+    controller.missing = [str(m) for m in data.get("items_without_results") or []]
+    controller.add_request_counts({k: int(v) for k, v in (run.get("requests") or {}).items()
+                                   if isinstance(v, (int, float)) and not isinstance(v, bool)})
+    controller.extra = {k: run[k] for k in ("shard", "merge", "merged_from", "batch") if k in run}
+    outcome = controller.finish()
+    controller.write_outputs(outcome)
+    if args.junitxml:
+        write_junit(args.junitxml, outcome, display or THRESHOLDS_FILE)
+    reporter = TextReporter(write, args.verbose)
+    metadata = controller.metadata()
+    write_summary(reporter, outcome, metadata, bool(gates))
+    failed_items = [r for r in outcome.records if r.errors]
+    code = EXIT_OK
+    if not (outcome.records or outcome.pending or outcome.missing):
+        code = EXIT_NO_RESULTS
+    elif outcome.failed_gates or outcome.missing or failed_items or (args.strict and outcome.pending):
+        code = EXIT_FAILED
+    parts = [f"{len(outcome.records):,} item results scored"]
+    if failed_items or outcome.missing:
+        parts.append(f"{len(failed_items) + len(outcome.missing):,} failed")
+    if outcome.pending:
+        parts.append(f"{len(outcome.pending):,} pending" + (" (failed: strict)" if args.strict else ""))
+    if gates:
+        parts.append(f"{len(outcome.failed_gates)} gate(s) failed")
+    write(f"optbench gate: {', '.join(parts)}; exit code {code}")
+    return code
+
+
+def pending_records(data: Mapping[str, Any], path: Path) -> list[ItemRecord]:
+    entries = data.get("items_pending") or []
+    if not isinstance(entries, list):
+        raise ReportError(f"{path}: key 'items_pending' is not a list.")
+    try:
+        return [ItemRecord.from_dict(e) for e in entries]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReportError(f"{path}: an entry of 'items_pending' is malformed ({type(exc).__name__}: {exc}).") from None
+
+
+def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: Path | None) -> RunOptions:
+    """The run's scoring settings, checked: a report edited by hand fails with one sentence."""
+
+    def get(key: str, ok: Callable[[Any], bool], what: str, default: Any) -> Any:
+        value = run.get(key, default)
+        if not ok(value):
+            raise ReportError(f"{args.report}: run.{key} is {value!r}, not {what}.")
+        return value
+
+    def whole(low: int, high: int) -> Callable[[Any], bool]:
+        return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+    def number(low: float, high: float) -> Callable[[Any], bool]:
+        return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
+            and low <= v <= high
+
+    seed = get("seed", whole(-(2 ** 63), 2 ** 63 - 1), "a whole number", 0)
+    resamples = get("bootstrap_resamples", whole(1, 10_000_000), "a whole number from 1 to 10,000,000", 10_000)
+    keep_fifty = get("keep_fifty", lambda v: isinstance(v, bool), "true or false", False)
+    base_rate = get("base_rate_oos", lambda v: v is None or number(0, 1)(v), "null or a number from 0 to 1", None)
+    samples = get("samples_override", lambda v: v is None or whole(1, 1_000_000)(v), "null or a whole number", None)
+    temperature = get("temperature_override", lambda v: v is None or number(0, 2)(v), "null or a number from 0 to 2",
+                      None)
+    model = run.get("model")
+    found = run.get("engine")
+    engine: dict[str, Any] = found if isinstance(found, dict) else {}
+    max_tokens = engine.get("max_tokens")
+    return RunOptions(
+        model_spec=model if isinstance(model, str) else None,
+        base_url=SET if run.get("base_url_set") else None,
+        seed=seed, keep_fifty=keep_fifty, n_resamples=resamples, base_rate=base_rate,
+        settings=Settings(samples, temperature, SET if run.get("system_prompt_override") else None),
+        thresholds_path=thresholds, report_path=args.output, markdown_path=args.markdown, html_path=args.html,
+        baseline_path=args.baseline,
+        engine=EngineSettings(max_tokens=max_tokens if isinstance(max_tokens, int) else None,
+                              offline=bool(engine.get("offline", False))),
+        strict=args.strict,
+    )
+
+
+def write_junit(path: Path, outcome: Any, source: str) -> None:
+    """Items and gate verdicts as JUnit test cases (as ``pytest --junitxml`` writes them)."""
+    from ..collect import item_properties
+    from ..report.json_report import write_text
+
+    suite = ET.Element("testsuite", name="optbench")
+    counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+
+    def case(classname: str, name: str, kind: str | None = None, message: str = "",
+             properties: list[tuple[str, str]] | None = None) -> None:
+        element = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+        counts["tests"] += 1
+        if properties:
+            props = ET.SubElement(element, "properties")
+            for key, value in properties:
+                ET.SubElement(props, "property", name=key, value=value)
+        if kind is not None:
+            ET.SubElement(element, kind, message=message).text = message
+            counts["failures" if kind == "failure" else "skipped"] += 1
+
+    def classname(file: str) -> str:
+        return file.replace("/", ".").replace("\\", ".")
+
+    def name(record: ItemRecord) -> str:
+        return record.item if record.condition == "base" else f"{record.item}[{record.condition}]"
+
+    for record in outcome.records:
+        errors = record.errors
+        message = f"{len(errors)} of {len(record.answers())} model calls failed; first: {errors[0]}" if errors else ""
+        case(classname(record.file), name(record), "failure" if errors else None, message, item_properties(record))
+    for record in outcome.pending:
+        case(classname(record.file), name(record), "skipped",
+             f"answers pending in batch(es) {', '.join(record.pending_batches)}")
+    for nodeid in outcome.missing:
+        file, _, rest = nodeid.partition("::")
+        case(classname(file), rest or nodeid, "failure", "the item failed without sending answers")
+    for verdict in outcome.verdicts:
+        where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
+        text = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate {verdict.value}, "
+                f"95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
+        kind = {"pass": None, "fail": "failure"}.get(verdict.verdict, "skipped")
+        case(source, f"{verdict.gate.metric} {verdict.gate.bound_text}[{where}]", kind,
+             text if kind == "failure" else f"not evaluated: {verdict.reason}" if kind else "",
+             [("optbench_gate", text)])
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    root = ET.Element("testsuites")
+    root.append(suite)
+    write_text(path, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
