@@ -163,16 +163,18 @@ REQUIRED_ROLES = {
 }
 _RUN_FIELDS = {"model": "model", "keep_fifty": "bool?", "seed": "int?", "bootstrap_resamples": "resamples?",
                "samples_override": "int?", "temperature_override": "num?", "system_prompt_override": "bool?",
-               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?"}
+               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?"}
 _ITEM_FIELDS = {"suite": "str", "item": "str", "condition": "str", "kind": "kind", "file": "str", "model": "str",
                 "prompts": "list", "track": "str?", "domain": "str?", "language": "str", "expected": "finite?",
                 "outcome": "bool?", "direction": "str?", "prompt_hash": "str", "suite_prompt_hash": "str",
-                "notes": "strs", "faults": "strs"}
+                "notes": "strs", "faults": "strs", "elicit": "mode"}
 _ITEM_REQUIRED = ("suite", "item", "condition", "kind", "file", "model", "prompts")
 _PROMPT_FIELDS = {"role": "str", "user": "str", "answers": "list"}
 _ANSWER_FIELDS = {"raw": "str?", "value": "finite?", "reason": "str?", "error": "str?", "cached": "bool?",
                   "input_tokens": "count", "output_tokens": "count", "truncated": "bool?",
-                  "batch": "str?"}
+                  "batch": "str?", "mode": "mode?", "mass": "share?", "distribution": "distribution?"}
+_MODES = ("text", "json", "logprobs")  # elicit/modes.py (a report is read without importing it)
+_MAX_DISTRIBUTION = 102  # values 0-100, or yes and no
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",
                      "ci_low": "num?", "ci_high": "num?", "n": "int?", "p_value": "num?", "tolerance": "num?"}
 _GATE_FIELDS = {"metric": "str?", "suite": "str?", "condition": "str?", "bound_text": "str?", "verdict": "str?",
@@ -214,6 +216,13 @@ def _fits(kind: str, value: Any) -> bool:
         return _is_number(value) and math.isfinite(value)
     if kind == "kind":
         return isinstance(value, str) and value in REQUIRED_ROLES
+    if kind == "mode":
+        return isinstance(value, str) and value in _MODES
+    if kind == "share":
+        return _is_number(value) and 0 <= value <= 1
+    if kind == "distribution":
+        return (isinstance(value, dict) and len(value) <= _MAX_DISTRIBUTION
+                and all(isinstance(k, str) and len(k) <= 3 and _is_number(v) and 0 <= v <= 1 for k, v in value.items()))
     if kind == "list":
         return isinstance(value, list)
     if kind == "strs":
@@ -227,7 +236,9 @@ def _fits(kind: str, value: Any) -> bool:
 _WHAT = {"str": "a string", "text": f"a string of at most {MAX_RUN_TEXT:,} characters", "bool": "true or false",
          "int": "a whole number", "count": "a whole number of at least 0", "num": "a number", "finite": "a finite number",
          "resamples": f"a whole number from 1 to {MAX_RESAMPLES:,}", "kind": f"one of {', '.join(REQUIRED_ROLES)}",
-         "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them"}
+         "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them",
+         "mode": f"one of {', '.join(_MODES)}", "share": "a number from 0 to 1",
+         "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1"}
 
 
 def _check_fields(path: Path, where: str, entry: Any, fields: dict[str, str], required: Sequence[str] = (),
