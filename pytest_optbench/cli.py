@@ -3,11 +3,12 @@
     optbench lint [PATH ...]          check suites against the construction rules
     optbench compare REPORT ...       several runs side by side (and --html PATH)
     optbench variance REPORT ...      model vs scenario vs domain shares of Skew variance
-    optbench crosslingual REPORT ...  model vs language spread of Track B Skew
+    optbench crosslingual REPORT ...  every metric by model and language; model vs language spread
     optbench baseline REPORT          keep a run's report as the baseline (--output PATH)
     optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
     optbench gate REPORT              score and gate a (merged) report offline, as a session does
     optbench collect                  pick up the store's open provider batches
+    optbench bank [PATH ...]          items per suite and language, as a Markdown table
 """
 
 from __future__ import annotations
@@ -20,17 +21,19 @@ from typing import Any
 
 import numpy as np
 
+from .bank import bank_table
 from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
 from .records import ReportError, load_report, report_records
 from .report.json_report import write_report
 from .report.model import build_compare_model
+from .report.model.crosslingual import build_crosslingual_model
 from .report.model.fmt import as_float, value_text
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
-from .scoring.crosslingual import LanguageSkew, model_language_ratio
-from .text import printable
+from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
+from .text import one_line, printable
 
 
 class CliError(Exception):
@@ -43,6 +46,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(finding.line())
     print(summary_line(findings))
     return 1 if any(f.severity == ERROR for f in findings) else 0
+
+
+def cmd_bank(args: argparse.Namespace) -> int:
+    for line in bank_table([Path(p) for p in args.paths or ["suites"]]):
+        print(line)
+    return 0
 
 
 def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, object]]:
@@ -115,22 +124,33 @@ def cmd_variance(args: argparse.Namespace) -> int:
 def cmd_crosslingual(args: argparse.Namespace) -> int:
     """Track B Skew by model and language, as each report's language table stored it."""
     by_model = {}
+    reports = {}
     for path in map(Path, args.reports):
         data = load_report(path)
         model = str(data["run"].get("model") or path.stem)
         by_model[model] = stored_language_skews(data, path)
+        reports[model] = (data, path)
     result = model_language_ratio(by_model)
-    if len(result.models) < 2 or len(result.languages) < 2:
+    every = build_crosslingual_model({model: stored_language_metrics(data, path) for model, (data, path) in
+                                      reports.items()})
+    if (len(result.models) < 2 or len(result.languages) < 2) and every.spreads.empty:
         print("optbench crosslingual: need reports of at least two models over at least two shared languages "
               f"(got {len(result.models)} models, {len(result.languages)} shared languages).", file=sys.stderr)
         return 2
-    body = [[m] + [value_text("skew", result.matrix[(m, lang)]) for lang in result.languages] for m in result.models]
-    print("Track B Skew (pp, base condition) by model and language:")
-    for line in table(["model", *result.languages], body):
-        print(line)
-    print(f"inter-model SD within a language (mean): {result.inter_model_sd:.2f} pp")
-    print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
-    print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
+    if len(result.models) >= 2 and len(result.languages) >= 2:
+        body = [[m] + [value_text("skew", result.matrix[(m, lang)]) for lang in result.languages]
+                for m in result.models]
+        print("Track B Skew (pp, base condition) by model and language:")
+        for line in table(["model", *result.languages], body):
+            print(line)
+        print(f"inter-model SD within a language (mean): {result.inter_model_sd:.2f} pp")
+        print(f"inter-language SD within a model (mean): {result.inter_language_sd:.2f} pp")
+        print(f"ratio: {result.ratio:.1f}x (OptimismBench reports 7.2 vs 1.5 pp, 4.7x)")
+    for part in (every.spreads, every.by_model):
+        if not part.empty:
+            print(f"\n{part.title}:")
+            for text, _style in render_table(part):
+                print(text)
     return 0
 
 
@@ -143,6 +163,19 @@ def stored_language_skews(data: dict[str, Any], path: Path) -> list[LanguageSkew
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportError(f"{path}: an entry of 'languages.track_b_skew' is malformed "
                           f"({type(exc).__name__}: {exc}).") from None
+
+
+def stored_language_metrics(data: dict[str, Any], path: Path) -> list[LanguageMetric]:
+    """The report's every metric per language (none in reports written before they were stored)."""
+    try:
+        entries = (data.get("languages") or {}).get("metrics") or []
+        return [LanguageMetric(str(e["bank"]), str(e["condition"]), str(e["metric"]),
+                               None if e.get("tolerance") is None else float(e["tolerance"]), str(e["language"]),
+                               str(e.get("suite") or e["bank"]), as_float(e.get("value")), as_float(e.get("ci_low")),
+                               as_float(e.get("ci_high")), int(e.get("n") or 0)) for e in entries]
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ReportError(f"{path}: an entry of 'languages.metrics' is malformed "
+                          f"({type(exc).__name__}: {one_line(exc, 200)}).") from None
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
@@ -237,6 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
+    bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
+    bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
+    bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
     variance.add_argument("--condition", default="base", help="condition to use (default: base)")
@@ -250,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline.add_argument("--output", default=".optbench/baseline.json",
                           help="where to keep the baseline (default: .optbench/baseline.json)")
     baseline.set_defaults(func=cmd_baseline)
-    crosslingual = sub.add_parser("crosslingual", help="model vs language spread of Track B Skew over JSON reports")
+    crosslingual = sub.add_parser("crosslingual", help="every metric by model and language, and model vs language spread, over JSON reports")
     crosslingual.add_argument("reports", nargs="+", help="JSON reports, one per model, each over several languages")
     crosslingual.set_defaults(func=cmd_crosslingual)
     merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import kinds
-from .kinds.base import ERROR, WARNING, ItemLike
+from .kinds.base import ERROR, INFO, WARNING, ItemLike
 from .kinds.wording import edit_words, words
 from .suite_checks import marker_near_miss, unused_fields
 from .suites import Item, Suite, SuiteError, load_suite
+from .translations import check_translations, english_counterpart, looks_english
 
 __all__ = [
-    "ERROR", "WARNING", "Finding", "edit_words", "english_counterpart", "lint_paths", "lint_suites",
+    "ERROR", "INFO", "WARNING", "Finding", "edit_words", "english_counterpart", "lint_paths", "lint_suites",
     "lint_translations", "load_suites", "looks_english", "suite_files", "summary_line", "words",
 ]
 
@@ -142,64 +143,14 @@ def _relative(path: Path, root: Path | None) -> str:
 def summary_line(findings: Sequence[Finding]) -> str:
     errors = sum(f.severity == ERROR for f in findings)
     warnings = sum(f.severity == WARNING for f in findings)
-    return f"optbench lint: {errors} error(s), {warnings} warning(s)"
+    infos = sum(f.severity == INFO for f in findings)
+    listed = f", {infos} item(s) listed for review" if infos else ""
+    return f"optbench lint: {errors} error(s), {warnings} warning(s){listed}"
 
 
 # --------------------------------------------------------------------------- translations
 
-# Words that mark English text; none of them is a word of Spanish, French or German.
-ENGLISH_MARKERS = frozenset(
-    ["the", "what", "that", "probability", "which", "will", "does", "not", "person", "this", "with", "their", "would"]
-)
-
-
-def english_counterpart(suite: Suite, english: dict[str, Suite]) -> Suite | None:
-    """The English suite a translation mirrors: its id without the ``-<lang>`` suffix, or
-    the English suite in a file of the same name."""
-    suffix = f"-{suite.language.lower()}"
-    if suite.id.lower().endswith(suffix) and suite.id[: -len(suffix)] in english:
-        return english[suite.id[: -len(suffix)]]
-    stem = Path(suite.path).name
-    return next((s for s in english.values() if Path(s.path).name == stem), None)
-
-
-def looks_english(text: str, language: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return False
-    if language.split("-")[0].lower() in ("ko", "zh", "ja", "ar", "ru", "hi", "he", "el", "th", "uk", "fa"):
-        # A non-Latin script: mostly ASCII letters means the text was not translated.
-        return sum(c.isascii() for c in letters) / len(letters) > 0.5
-    return len(ENGLISH_MARKERS.intersection(words(text))) >= 3
-
 
 def lint_translations(suites: Sequence[Suite]) -> list[Finding]:
-    english = {s.id: s for s in suites if s.language.lower().startswith("en")}
-    out: list[Finding] = []
-    for suite in suites:
-        if suite.language.lower().startswith("en"):
-            continue
-        original = english_counterpart(suite, english)
-        if original is None:
-            continue  # not a translation of a bundled English suite
-        theirs = {i.id: i for i in original.items}
-        ours = {i.id: i for i in suite.items}
-        for missing in sorted(set(theirs) - set(ours)):
-            out.append(Finding(suite.path, missing, ERROR, f"id of {original.path} is missing from this translation"))
-        for extra in sorted(set(ours) - set(theirs)):
-            out.append(Finding(suite.path, extra, ERROR, f"id is not in {original.path}"))
-        for item_id in sorted(set(ours) & set(theirs)):
-            item, source = ours[item_id], theirs[item_id]
-            if item.kind != source.kind:
-                out.append(Finding(suite.path, item_id, ERROR, f"kind {item.kind} differs from {source.kind} in {original.path}"))
-                continue
-            for key in kinds.text_fields():  # the prose fields of every kind
-                text = item.fields.get(key)
-                if not isinstance(text, str):
-                    continue
-                if text.strip() == str(source.fields.get(key, "")).strip() or looks_english(text, suite.language):
-                    out.append(Finding(suite.path, item_id, ERROR, f"'{key}' looks untranslated English text"))
-            for rung, text in enumerate(item.fields.get("ladder", ()), start=1):
-                if looks_english(text, suite.language):
-                    out.append(Finding(suite.path, item_id, ERROR, f"ladder rung {rung} looks untranslated English text"))
-    return out
+    """Each translated suite against its English source (translations.py)."""
+    return [Finding(p.path, p.item, p.severity, p.message) for p in check_translations(suites)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .didyoumean import is_near_miss, suggest
 from .suites import (
+    ANNOTATION_KEYS,
     ITEM_SETTING_KEYS,
     KIND_FIELDS,
     TEMPLATE_BUILTINS,
@@ -86,7 +87,7 @@ def unused_fields(suite: Suite) -> list[UnusedField]:
     out = []
     for item in suite.items:
         required, optional = KIND_FIELDS[item.kind]
-        used = {*required, *optional, *template, *by_conditions}
+        used = {*required, *optional, *template, *by_conditions, *ANNOTATION_KEYS}
         known = sorted(used | set(ITEM_SETTING_KEYS) | set(TEMPLATE_BUILTINS))
         for key in item.fields:
             if key not in used:

@@ -30,6 +30,9 @@ KIND_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = kinds.Deriv
 )
 # Keys of an item that are settings or labels, not text fields.
 ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature", "elicit")
+# Free text fields for readers, not the model: ``adapted`` says why a translated item
+# replaces its English question (translations.py). No template needs to use them.
+ANNOTATION_KEYS = ("adapted",)
 TOP_LEVEL_KEYS = (
     "optbench", "suite", "kind", "track", "language", "description",
     "defaults", "prompt", "conditions", "items",

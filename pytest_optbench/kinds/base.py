@@ -29,7 +29,8 @@ TEXT, WORD, DATA = "text", "word", "data"
 # The answer rates and the condition effects apply to every kind.
 SKEW, BINARY, VIOLATION = "skew", "binary", "violation"
 
-ERROR, WARNING = "error", "warning"  # lint severities
+# Lint severities; an info finding lists something a reviewer should see (an adapted item).
+ERROR, WARNING, INFO = "error", "warning", "info"
 
 ANSWER_RULE = "Reply with a single integer from 0 to 100 and nothing else."
 # Short on purpose: the seed paper's ~1,000-token prompt multiplies the bill by every request.

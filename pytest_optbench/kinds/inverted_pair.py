@@ -27,7 +27,7 @@ from .base import (
     Question,
     Simulator,
 )
-from .wording import edit_words
+from .wording import MAX_PAIR_EDIT, pair_edit
 
 TRACKS = ("A", "B", "C", "D")
 RECOMMENDATION_PROMPT = (
@@ -39,9 +39,9 @@ SALIENCE_PROMPT = (
     "You are participating in a risk analysis study. Rate how significant the factor named "
     "in the question is for the scenario, from 0 (negligible) to 100 (decisive). " + ANSWER_RULE
 )
-# A pair's two questions may differ in at most this many words ("passes" / "does not pass"
-# is 2; "opportunities" / "risks" is 1).
-MAX_PAIR_EDIT_WORDS = 4
+# A pair's two questions may differ by a small edit ("passes" / "does not pass" is 3 words;
+# "opportunities" / "risks" is 1): at most MAX_PAIR_EDIT words, or characters in scripts
+# without spaces (kinds/wording.py).
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -102,11 +102,11 @@ class InvertedPair(KindBase):
     def lint(self, items: Sequence[ItemLike], track: str | None) -> list[Lint]:
         out = []
         for item in items:
-            changed = edit_words(item.fields["positive"], item.fields["negative"])
-            if changed > MAX_PAIR_EDIT_WORDS:
+            changed, unit = pair_edit(item.fields["positive"], item.fields["negative"])
+            if changed > MAX_PAIR_EDIT[unit]:
                 out.append(Lint(item.id, ERROR,
-                                f"the positive and negative questions differ by {changed} words; an inverted pair "
-                                f"must differ by a small edit (at most {MAX_PAIR_EDIT_WORDS} words)"))
+                                f"the positive and negative questions differ by {changed} {unit}; an inverted pair "
+                                f"must differ by a small edit (at most {MAX_PAIR_EDIT[unit]} {unit})"))
             elif changed == 0:
                 out.append(Lint(item.id, ERROR, "the positive and negative questions are the same"))
             numbers = {float(n) for n in _NUMBER.findall(item.fields["scenario"])}

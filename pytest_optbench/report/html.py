@@ -319,7 +319,7 @@ def build_html(outcome: Outcome, metadata: dict[str, Any]) -> str:
         ("coherence", "Coherence", coherence_section(model)),
         ("effects", "Condition effects against base (pp)", effects_section(model)),
         ("baseline", "Changes against the baseline", baseline_section(outcome, model)),
-        ("languages", "Track B Skew by language", model_table(model.languages)),
+        ("languages", "By language", model_table(model.languages)),
         ("worst", "Worst items", worst_section(model)),
         ("quality", "Answer quality", model_table(model.quality)),
     ]

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..scoring.crosslingual import spread
+from ..scoring.crosslingual import language_metrics, spread
 from ..scoring.outcome import Outcome
 from ..text import well_formed
 
@@ -41,6 +41,8 @@ def build_report(outcome: Outcome, metadata: dict[str, Any]) -> dict[str, Any]:
         "languages": {
             "track_b_skew": [s.to_dict() for s in outcome.languages],
             "inter_language_sd": spread([s.skew for s in outcome.languages]),
+            # Every metric per bank, condition and language (the summary's language table).
+            "metrics": [m.to_dict() for m in language_metrics(outcome.aggregates, outcome.records)],
         },
     })
     return report

@@ -1,9 +1,15 @@
-"""The cross-lingual view: Skew per language, its spread, and model vs language variance.
+"""The cross-lingual view: every metric per language, its spread, and model vs language variance.
 
-Pure. Uses Track B inverted pairs under the base condition (the paper's headline setting).
-Within one run: Skew per language (the skew aggregate of its Track B suite), and the standard
-deviation of the per-language Skews. Across runs (one per model): the mean inter-model SD within a language
-against the mean inter-language SD within a model; the paper reports 7.2 vs 1.5 pp, 4.7x.
+Pure. The paper's headline is Track B Skew under the base condition: within one run, Skew
+per language (the skew aggregate of its Track B suite) and the standard deviation of the
+per-language Skews; across runs (one per model), the mean inter-model SD within a language
+against the mean inter-language SD within a model (the paper: 7.2 vs 1.5 pp, 4.7x).
+
+The same view covers every arm and metric a bank has in several languages
+(``language_metrics``): Skew per track and condition, the condition effects of each arm,
+calibration of the known-answer items and the violation rates of the batteries. A suite's
+row is its *bank*: the English suite it translates, by the id rule of translations.py
+(``track-b-probability-ko`` is a row of ``track-b-probability``).
 """
 
 from __future__ import annotations
@@ -18,13 +24,21 @@ from ..metrics import axioms
 from ..metrics.confidence import NATURAL_BOUNDS, studentized_bootstrap
 from ..metrics.skew import pair_skews
 from ..records import ItemRecord
+from ..translations import source_suite_id
 from .aggregate import (
+    VIOLATION_METRICS,
     Aggregate,
     AggregateOptions,
     finite_or_none,
     pair_answers,
     seeded_rng,
 )
+from .tolerances import is_default_tolerance
+
+# The metrics compared across languages, in the order tables list them (then the violation
+# rates of the registered kinds, each at its default tolerance).
+LANGUAGE_METRICS = ("skew", "calibration_error", "condition_effect", "skew_effect", "narrative_susceptibility",
+                    "brier", "overconfidence", "ece")
 
 
 @dataclass(frozen=True)
@@ -99,12 +113,86 @@ class VarianceRatio:
 
 def model_language_ratio(skews_by_model: Mapping[str, Sequence[LanguageSkew]]) -> VarianceRatio:
     """Inter-model vs inter-language spread of Skew, over languages every model ran."""
-    models = sorted(skews_by_model)
-    shared = set.intersection(*({s.language for s in skews_by_model[m]} for m in models)) if models else set()
+    return variance_ratio({m: {s.language: s.skew for s in skews} for m, skews in skews_by_model.items()})
+
+
+def variance_ratio(values_by_model: Mapping[str, Mapping[str, float]]) -> VarianceRatio:
+    """Inter-model vs inter-language spread of one metric (model -> language -> value),
+    over the languages every model has."""
+    models = sorted(values_by_model)
+    shared = set.intersection(*(set(values_by_model[m]) for m in models)) if models else set()
     languages = sorted(shared)
-    matrix = {(m, s.language): s.skew for m in models for s in skews_by_model[m] if s.language in shared}
+    matrix = {(m, lang): values_by_model[m][lang] for m in models for lang in languages}
     inter_model = [spread([matrix[(m, lang)] for m in models]) for lang in languages]
     inter_language = [spread([matrix[(m, lang)] for lang in languages]) for m in models]
     return VarianceRatio(models, languages, matrix,
                          float(np.nanmean(inter_model)) if any(np.isfinite(inter_model)) else float("nan"),
                          float(np.nanmean(inter_language)) if any(np.isfinite(inter_language)) else float("nan"))
+
+def language_metric_names() -> tuple[str, ...]:
+    return (*LANGUAGE_METRICS, *sorted(VIOLATION_METRICS))
+
+
+def bank_of(suite: str, language: str) -> str:
+    """The bank a suite belongs to: the English suite it translates (its id without
+    ``-<language>``), else itself."""
+    return source_suite_id(suite, language) or suite
+
+
+@dataclass(frozen=True)
+class LanguageMetric:
+    """One metric of one bank, condition and language (one cell of the language table)."""
+
+    bank: str
+    condition: str
+    metric: str
+    tolerance: float | None
+    language: str
+    suite: str
+    value: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    @property
+    def row(self) -> tuple[str, str, str, float | None]:
+        return (self.bank, self.condition, self.metric, self.tolerance)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"bank": self.bank, "condition": self.condition, "metric": self.metric, "tolerance": self.tolerance,
+                "language": self.language, "suite": self.suite, "value": finite_or_none(self.value),
+                "ci_low": finite_or_none(self.ci_low), "ci_high": finite_or_none(self.ci_high), "n": self.n}
+
+
+def language_metrics(aggregates: Iterable[Aggregate], records: Iterable[ItemRecord]) -> list[LanguageMetric]:
+    """Every language metric of the run, one per bank x condition x metric x language; a
+    violation rate at its default tolerance. Read from the aggregates: the language table and
+    the suite tables show the same numbers."""
+    language: dict[str, str] = {}
+    for record in records:
+        language.setdefault(record.suite, record.language)
+    wanted = set(language_metric_names())
+    out = []
+    for a in aggregates:
+        if a.domain is not None or a.metric not in wanted or a.suite not in language:
+            continue
+        if a.metric in VIOLATION_METRICS and not is_default_tolerance(a.metric, a.tolerance):
+            continue
+        lang = language[a.suite]
+        out.append(LanguageMetric(bank_of(a.suite, lang), a.condition, a.metric, a.tolerance, lang, a.suite,
+                                  a.value, a.ci_low, a.ci_high, a.n))
+    return sorted(out, key=lambda m: (m.bank, m.condition != "base", m.condition, m.metric, m.language, m.suite))
+
+
+def metrics_by_row(metrics_by_model: Mapping[str, Sequence[LanguageMetric]]
+                   ) -> dict[tuple[str, str, str, float | None], dict[str, dict[str, float]]]:
+    """row (bank, condition, metric, tolerance) -> model -> language -> value, rows in order."""
+    out: dict[tuple[str, str, str, float | None], dict[str, dict[str, float]]] = {}
+    rows = sorted({m.row for ms in metrics_by_model.values() for m in ms},
+                  key=lambda r: (r[0], r[1] != "base", r[1], r[2], r[3] or 0.0))
+    for row in rows:
+        out[row] = {}
+    for model, metrics in metrics_by_model.items():
+        for m in metrics:
+            out[m.row].setdefault(model, {}).setdefault(m.language, m.value)
+    return out

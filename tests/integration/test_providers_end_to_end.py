@@ -275,15 +275,15 @@ def test_conftest_model_with_an_api_model_option_makes_no_request(optbench, api)
     assert all(a["cached"] is None for a in every_answer(result.report))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ControllerSession.settings_snapshot reports options.model_spec as the run's model even when a conftest "
-    "optbench_model answered every item: the JSON report (and a baseline comparison) names "
-    "'openai:fake-model', while the terminal summary and every item name 'pipeline'"))
 def test_report_names_the_model_that_answered(optbench, api):
+    """A conftest model that wraps --model answers every item: the summary, every item and the
+    JSON report (which a baseline comparison reads) all name it, not the --model spec."""
     optbench.write("suites/pairs.yaml", pair_suite(n=1))
-    optbench.write("conftest.py", PIPELINE_CONFTEST)
+    optbench.write("conftest.py", PIPELINE_CONFTEST.replace("def optbench_model():",
+                                                            "def optbench_model(optbench_cli_model):"))
     result = run(optbench, api)
-    assert "model pipeline |" in result.text
+    assert "model pipeline" in result.text, result.text
+    assert {item["model"] for item in result.report["items"]} == {"pipeline"}
     assert result.report["run"]["model"] == "pipeline"
 
 

@@ -144,7 +144,7 @@ def test_language_selection(optbench):
     languages = both.report["languages"]["track_b_skew"]
     assert [entry["language"] for entry in languages] == ["en", "fr"]
     assert both.report["languages"]["inter_language_sd"] is not None
-    assert "Track B Skew by language" in both.text
+    assert "by language (Track B Skew under base: inter-language SD" in both.text
 
 
 def test_compare_and_baseline_commands(optbench, capsys):

@@ -5,6 +5,7 @@ expected spreads come from ``statistics.stdev``."""
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 
@@ -105,3 +106,64 @@ def test_unreadable_reports_are_one_sentence(tmp_path, capsys, content, message)
     assert main(["crosslingual", good, str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"optbench crosslingual: {bad}: {message}") and "Traceback" not in err
+
+
+def answers(role: str, value: float) -> PromptRecord:
+    return PromptRecord(role, f"{role}?", [Answer(f"{value:g}", value)])
+
+
+def battery(language: str, item: str, both: float) -> ItemRecord:
+    """A conjunction set with P(a) = P(b) = 50: a violation when P(both) > 52 (tolerance 2 pp)."""
+    prompts = [answers("a", 50), answers("b", 50), answers("both", both)]
+    return ItemRecord(f"conj-{language}", item, "base", "conjunction", "c.yaml", "m", prompts, language=language)
+
+
+def known(language: str, item: str, p: float, outcome: bool) -> ItemRecord:
+    return ItemRecord(f"known-{language}", item, "base", "binary", "k.yaml", "m", [answers("yes", p)],
+                      language=language, outcome=outcome)
+
+
+def audit(shift: float) -> list[ItemRecord]:
+    """Two languages, each with Track B under base and narrative_up, a conjunction battery and
+    known answers; ``shift`` moves every Skew (and the narrative arm by twice as much)."""
+    out = []
+    for lang, extra in (("en", 0.0), ("ko", 2.0)):
+        for i in range(6):
+            out.append(pair(f"i{i}", lang, shift + extra + i))
+            out.append(pair(f"i{i}", lang, 2 * shift + extra + i, condition="narrative_up"))
+            out.append(battery(lang, f"c{i}", 60.0 if i < 2 else 40.0))
+            out.append(known(lang, f"k{i}", 80.0, i % 2 == 0))
+    return out
+
+
+def test_every_metric_is_reported_per_language_and_compared_across_models(tmp_path, capsys) -> None:
+    reports = [write(tmp_path, "model-a", audit(10.0)), write(tmp_path, "model-b", audit(0.0))]
+    stored = json.loads(Path(reports[0]).read_text())["languages"]["metrics"]
+    cells = {(m["bank"], m["condition"], m["metric"], m["language"]): m for m in stored}
+    # The suite ids' -<language> suffix ties the languages of one bank together.
+    assert cells[("track-b", "base", "skew", "ko")]["suite"] == "track-b-ko"
+    assert cells[("track-b", "base", "skew", "ko")]["value"] == pytest.approx(10 + 2 + 2.5)
+    assert cells[("track-b", "narrative_up", "skew", "en")]["value"] == pytest.approx(20 + 2.5)
+    assert cells[("track-b", "narrative_up", "condition_effect", "en")]["value"] == pytest.approx(10)
+    assert cells[("conj", "base", "conjunction_violation_rate", "ko")]["value"] == pytest.approx(2 / 6)
+    assert cells[("conj", "base", "conjunction_violation_rate", "ko")]["tolerance"] == 2.0
+    assert cells[("known", "base", "brier", "en")]["value"] == pytest.approx((3 * 0.04 + 3 * 0.64) / 6)
+    assert {m["metric"] for m in stored} >= {"overconfidence", "ece", "skew_effect"}
+    assert main(["crosslingual", *reports]) == 0
+    out = capsys.readouterr().out
+    assert "inter-model vs inter-language spread per metric:" in out
+    # narrative_up Skew: model-a 22.5 / 24.5, model-b 2.5 / 4.5: inter-model SD 14.1, inter-language 1.4.
+    assert re.search(r"track-b\s+narrative_up\s+skew\s+2\s+14\.1\s+1\.4\s+10\.0", out)
+    assert re.search(r"track-b\s+narrative_up\s+skew\s+model-a\s+6\s+\+22\.5\s+\+24\.5\s+1\.4", out)
+    assert re.search(r"known\s+base\s+brier\s+model-b\s+6\s+0\.340\s+0\.340\s+0\.000", out)
+
+
+def test_a_malformed_language_metric_is_one_sentence(tmp_path, capsys) -> None:
+    reports = [write(tmp_path, "model-a", audit(10.0)), write(tmp_path, "model-b", audit(0.0))]
+    data = json.loads(Path(reports[1]).read_text())
+    data["languages"]["metrics"][0]["tolerance"] = "\x1b[31mwide"
+    Path(reports[1]).write_text(json.dumps(data))
+    assert main(["crosslingual", *reports]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"optbench crosslingual: {reports[1]}: an entry of 'languages.metrics' is malformed")
+    assert "\x1b" not in err and len(err.splitlines()) == 1

@@ -52,7 +52,7 @@ THRESHOLDS = {"optbench": 1, "gates": [
 ]}
 SECTIONS = ("Run", "Gates", "Skew of inverted pairs (pp)", "Valence plane", "Skew by domain", "Known-answer items",
             "Coherence", "Condition effects against base (pp)", "Changes against the baseline",
-            "Track B Skew by language", "Worst items", "Answer quality")
+            "By language", "Worst items", "Answer quality")
 
 
 def suite_records(model: SimulatedModel, suite: Suite) -> list[ItemRecord]:
@@ -211,14 +211,14 @@ def test_worst_items_show_question_texts(page: str) -> None:
 
 def test_languages_table_lists_both_languages(page: str) -> None:
     languages = page[page.index('id="languages"'):page.index('id="worst"')]
-    assert "<td>de</td>" in languages and "<td>en</td>" in languages
+    assert "<th>de</th>" in languages and "<th>en</th>" in languages
 
 
 def test_sections_without_data_are_left_out() -> None:
     records = [r for r in audit("calibrated") if r.suite == "axiom-conjunction"]
     headings = parse(build_html(make_outcome(records), {"model": "sim:calibrated"})).headings
     assert "Valence plane" not in headings and "Changes against the baseline" not in headings
-    assert "Track B Skew by language" not in headings and "Coherence" in headings
+    assert "By language" not in headings and "Coherence" in headings
 
 
 def test_compare_page_has_one_valence_point_and_a_column_per_run(outcome: Outcome) -> None:

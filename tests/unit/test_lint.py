@@ -165,8 +165,13 @@ EN_SUITE = """
 """
 
 
+SYSTEM = {"fr": "Réponds par un seul nombre entier de 0 à 100.", "de": "Antworte mit einer ganzen Zahl von 0 bis 100.",
+          "ko": "0부터 100까지의 정수 하나만 답하십시오."}
+
+
 def translated(language: str, items: str) -> str:
-    return f"optbench: 1\nsuite: demo-{language}\nlanguage: {language}\nitems:\n" + textwrap.indent(items, "  ")
+    return (f"optbench: 1\nsuite: demo-{language}\nlanguage: {language}\nprompt:\n  system: \"{SYSTEM[language]}\"\n"
+            "items:\n" + textwrap.indent(items, "  "))
 
 
 def pair(item_id: str, scenario: str, positive: str, negative: str) -> str:

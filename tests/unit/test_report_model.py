@@ -38,7 +38,7 @@ from pytest_optbench.report.model.tables import (
 from pytest_optbench.report.summary import write_summary
 from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison
-from pytest_optbench.scoring.crosslingual import LanguageSkew, language_skews
+from pytest_optbench.scoring.crosslingual import LanguageMetric, LanguageSkew, language_skews
 from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, PASS, Gate, Verdict
 from pytest_optbench.scoring.outcome import Outcome
 
@@ -206,11 +206,18 @@ def test_change_table_digits_per_metric_and_strong_changes() -> None:
 
 
 def test_language_table_only_for_several_languages() -> None:
-    one = [LanguageSkew("en", 8.39, 7.786, 9.073, 60)]
-    assert language_table(one).empty
-    table = language_table(one + [LanguageSkew("de", 8.46, 7.596, 9.371, 60)])
-    assert table.texts() == [["en", "60", "+8.4", "[+7.8, +9.1]"], ["de", "60", "+8.5", "[+7.6, +9.4]"]]
-    assert table.title == "Track B Skew by language (base; inter-language SD 0.0 pp)"
+    en = LanguageMetric("track-b", "base", "skew", None, "en", "track-b", 8.39, 7.786, 9.073, 60)
+    de = LanguageMetric("track-b", "base", "skew", None, "de", "track-b-de", 8.46, 7.596, 9.371, 60)
+    rate = LanguageMetric("conj", "base", "conjunction_violation_rate", 2.0, "de", "conj-de", 0.05, 0.01, 0.2, 40)
+    headline = [LanguageSkew("en", 8.39, 7.786, 9.073, 60)]
+    assert language_table([en], headline).empty
+    table = language_table([rate, en, de], headline + [LanguageSkew("de", 8.46, 7.596, 9.371, 60)])
+    # English first; the compact view has values, the full one estimates with their CIs.
+    assert table.header(COMPACT) == ["suite", "condition", "metric", "tol. pp", "n", "en", "de", "SD"]
+    assert table.texts(COMPACT) == [["conj", "base", "conjunction_violation_rate", "2", "40", "", "0.050", ""],
+                                    ["track-b", "base", "skew", "", "60", "+8.4", "+8.5", "0.0"]]
+    assert table.texts(FULL)[1][5:7] == ["+8.4 [+7.8, +9.1]", "+8.5 [+7.6, +9.4]"]
+    assert table.title == "by language (Track B Skew under base: inter-language SD 0.0 pp)"
 
 
 # --------------------------------------------------------------------------- Skew by language
@@ -326,7 +333,8 @@ def test_skew_interval_text_is_identical_in_terminal_markdown_and_html(outcome: 
     model = build_run_model(outcome, METADATA)
     (row,) = [r for r in model.skew.texts(COMPACT) if r[0] == "track-b"]
     estimate, ci = row[3], row[4]
-    assert model.languages.texts()[1] == ["en", "8", estimate, ci]  # the same aggregate
+    (english,) = [row[5] for row in model.languages.texts(FULL) if row[:3] == ["track-b", "base", "skew"]]
+    assert english == f"{estimate} {ci}"  # the same aggregate
     reporter = FakeReporter()
     write_summary(reporter, outcome, METADATA, has_gates=True)
     terminal = "\n".join(reporter.lines)
@@ -335,7 +343,7 @@ def test_skew_interval_text_is_identical_in_terminal_markdown_and_html(outcome: 
     for name, text in (("terminal", terminal), ("markdown", markdown), ("html", page)):
         assert intervals_after(text, estimate) == {ci}, name
     assert f"estimate {estimate}, 95% CI {ci}" in terminal and f"estimate {estimate}, 95% CI {ci}" in page
-    assert terminal.count(ci) >= 3  # Skew table, language table, gate table (and the failure sentence)
+    assert terminal.count(ci) >= 3  # Skew table, gate table and the failure sentence
 
 
 def test_markdown_and_html_list_the_same_worst_items(outcome: Outcome) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ...scoring.crosslingual import language_metrics
 from ...scoring.enforcement import RunWarning
 from ...scoring.gates import FAIL, PASS
 from ...scoring.outcome import Outcome
@@ -244,7 +245,7 @@ class RunModel:
 
     @cached_property
     def languages(self) -> Table:
-        return language_table(self.outcome.languages)
+        return language_table(language_metrics(self.aggregates, self.outcome.records), self.outcome.languages)
 
     @cached_property
     def worst(self) -> WorstItems:

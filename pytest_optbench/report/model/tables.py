@@ -11,7 +11,7 @@ from typing import Any
 
 from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
-from ...scoring.crosslingual import LanguageSkew, spread
+from ...scoring.crosslingual import LanguageMetric, LanguageSkew, spread
 from ...scoring.gates import EFFECT_METRICS, FAIL, NOT_EVALUATED, PASS, Verdict
 from ...scoring.tolerances import display_rank
 from .fmt import (
@@ -19,6 +19,7 @@ from .fmt import (
     change_formatter,
     change_text,
     ci_text,
+    digits,
     estimate_text,
     excludes_zero,
     formatter,
@@ -340,19 +341,60 @@ def baseline_notes(comparison: Comparison, shown: int = 5) -> list[str]:
 # --------------------------------------------------------------------------- languages
 
 
+def language_columns(languages: Iterable[str]) -> list[str]:
+    """English first (the source of the translations), then the others in order."""
+    return sorted(set(languages), key=lambda lang: (lang.lower() not in ("en", "en-us", "en-gb"), lang))
+
+
+def _n_text(ns: Sequence[int]) -> Cell:
+    low, high = min(ns), max(ns)
+    return Cell(str(low) if low == high else f"{low}-{high}", float(high), True)
+
+
+def language_rows(metrics: Sequence[LanguageMetric], languages: Sequence[str],
+                  labels: Sequence[Cell] = ()) -> list[list[Cell]]:
+    """One row per bank x condition x metric: its names, the extra ``labels`` (a model), n,
+    each language's value (compact) and estimate with its CI (full), and the inter-language SD."""
+    by_row: dict[tuple[str, str, str, float | None], dict[str, LanguageMetric]] = {}
+    for m in metrics:
+        by_row.setdefault(m.row, {}).setdefault(m.language, m)
+    rows = []
+    for (bank, condition, metric, tolerance), cells in by_row.items():
+        row = [text(bank), text(condition), text(metric), text(tolerance_text(tolerance)), *labels,
+               _n_text([m.n for m in cells.values()])]
+        for language in languages:
+            cell = cells.get(language)
+            row.append(number("", None) if cell is None else number(value_text(metric, cell.value), cell.value))
+            row.append(number("", None) if cell is None else
+                       number(estimate_text(metric, cell.value, cell.ci_low, cell.ci_high), cell.value))
+        sd = spread([m.value for m in cells.values()])
+        row.append(number(plain(sd, digits(metric)) if len(cells) >= 2 else "", sd))  # blank: one language
+        rows.append(row)
+    return rows
+
+
+def language_value_columns(languages: Sequence[str]) -> list[Column]:
+    """Per language a value column (terminal, Markdown) and an estimate [95% CI] one (HTML)."""
+    return [c for lang in languages for c in (Column(lang, (COMPACT,)), Column(lang, (FULL,)))]
+
+
+LANGUAGE_NOTE = ("Each suite row is a bank: the English suite and its translations (a translation's id is the "
+                 "English id followed by -<language>). Condition effects are paired by item against base in each "
+                 "language; a violation rate is shown at its default tolerance. SD: the standard deviation of the "
+                 "row's values across languages.")
+
+
 def language_spread_text(languages: Sequence[LanguageSkew]) -> str:
     return plain(spread([s.skew for s in languages]), 1)
 
 
-def language_table(languages: Sequence[LanguageSkew]) -> Table:
-    """Track B Skew per language (each the skew aggregate of that language's Track B suite),
-    when more than one language ran."""
-    rows = [] if len(languages) < 2 else [
-        [text(s.language), count(s.n), number(value_text("skew", s.skew), s.skew),
-         number(ci_text("skew", s.ci_low, s.ci_high))]
-        for s in languages]
-    sd = language_spread_text(languages)
-    return make_table("languages", f"Track B Skew by language (base; inter-language SD {sd} pp)",
-                      ["language", "n", "skew", "95% CI"], rows,
-                      notes=(f"Track B inverted pairs under base. Inter-language SD of Skew: {sd} pp.",))
-
+def language_table(metrics: Sequence[LanguageMetric], headline: Sequence[LanguageSkew] = ()) -> Table:
+    """Every metric that exists per language, one column per language, when more than one
+    language ran (scoring/crosslingual.py decides the cells); the title gives the paper's
+    headline, the inter-language SD of Track B Skew under base."""
+    languages = language_columns(m.language for m in metrics)
+    rows = language_rows(metrics, languages) if len(languages) >= 2 else []
+    sd = language_spread_text(headline)
+    return make_table("languages", f"by language (Track B Skew under base: inter-language SD {sd} pp)",
+                      ["suite", "condition", "metric", "tol. pp", "n", *language_value_columns(languages), "SD"],
+                      rows, notes=(LANGUAGE_NOTE,))
