@@ -26,6 +26,7 @@ tokens measure real requests; ``--reuse-store`` keeps it (a rerun then costs not
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -46,9 +47,19 @@ TRACK_B_ARMS = ("base", "narrative_up", "narrative_down", "perspective_you", "pe
                 "anchor_hint", "anchor_rate")
 
 
-def pytest_command(model: local_models.LocalModel, args: argparse.Namespace, out: Path) -> list[str]:
+def provider_for(model: local_models.LocalModel, endpoint: str) -> str:
+    """chat: openai (the server's chat template); completions: openai-completions (the
+    base-model scaffold); auto: completions for a base model, chat otherwise."""
+    if endpoint == "auto":
+        endpoint = "completions" if model.kind == "base" else "chat"
+    return "openai-completions" if endpoint == "completions" else "openai"
+
+
+def pytest_command(model: local_models.LocalModel, args: argparse.Namespace, out: Path,
+                   mode: str = "text") -> list[str]:
     cmd = [sys.executable, "-m", "pytest", *(SUITES[s] for s in args.suites),
-           f"--model=openai:{model.alias}", f"--base-url={model.base_url()}",
+           f"--model={provider_for(model, args.endpoint)}:{model.alias}", f"--base-url={model.base_url()}",
+           f"--optbench-elicit={mode}",
            "--optbench-report", str(out / "report.json"),
            "--optbench-cache-dir", str(out / "store"),
            "--samples", str(args.samples), "--max-tokens", str(args.max_tokens),
@@ -118,8 +129,16 @@ def summarize(report: dict[str, Any], max_tokens: int) -> dict[str, Any]:
             reasons[reason] = reasons.get(reason, 0) + 1
     conditions = sorted({item["condition"] for item in report["items"] if item["kind"] == "inverted_pair"},
                         key=lambda c: (c != "base", c))
+    masses = [a["mass"] for _, _, _, a in answers if a.get("mass") is not None]
+    modes: dict[str, int] = {}
+    for _, _, _, a in answers:
+        if a["error"] is None:
+            modes[a.get("mode") or "text"] = modes.get(a.get("mode") or "text", 0) + 1
     return {
         "model": report["run"]["model"],
+        "elicit": report["run"].get("elicit", "text"),
+        "answers_by_mode_read": modes,
+        "mean_mass": sum(masses) / len(masses) if masses else None,
         "usage": report["run"]["usage"],
         "provider_notes": report["run"].get("provider_notes", []),
         "by_suite": by_suite,
@@ -189,7 +208,8 @@ def dump(report: dict[str, Any], path: Path) -> int:
                 "question": prompt["user"], "raw": answer["raw"], "value": answer["value"],
                 "reason": answer["reason"], "error": answer["error"],
                 "outcome": item.get("outcome"), "output_tokens": answer["output_tokens"],
-                "truncated": answer.get("truncated"),
+                "truncated": answer.get("truncated"), "mode": answer.get("mode"), "mass": answer.get("mass"),
+                "distribution": answer.get("distribution"),
             }, ensure_ascii=False) + "\n")
             n += 1
     return n
@@ -216,14 +236,14 @@ def server_counts(logfile: Path, offset: int) -> dict[str, int] | None:
             "completions": len(re.findall(r"launch_slot_", text))}
 
 
-def run_model(model: local_models.LocalModel, args: argparse.Namespace) -> dict[str, Any]:
-    out = args.out / model.key
+def run_model(model: local_models.LocalModel, args: argparse.Namespace, mode: str = "text") -> dict[str, Any]:
+    out = args.out / model.key / mode
     out.mkdir(parents=True, exist_ok=True)
     if not args.reuse_store:
         shutil.rmtree(out / "store", ignore_errors=True)
     logfile = local_models.run_dir(args.dir) / f"{model.key}.log"
     offset = logfile.stat().st_size if logfile.exists() else 0
-    cmd = pytest_command(model, args, out)
+    cmd = pytest_command(model, args, out, mode)
     env = {**os.environ, "OPENAI_API_KEY": "local-dummy-key", "PYTHONPATH": str(REPO)}
     env.pop("OPENAI_BASE_URL", None)
     print(f"\n$ {' '.join(cmd)}", flush=True)
@@ -238,7 +258,10 @@ def run_model(model: local_models.LocalModel, args: argparse.Namespace) -> dict[
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     figures = summarize(report, args.max_tokens)
     figures.update(wall_seconds=wall, pytest_exit=code, command=cmd, server=server_counts(logfile, offset))
-    print_summary(model.key, model, figures, wall, figures["server"])
+    print_summary(f"{model.key} [{mode}]", model, figures, wall, figures["server"])
+    if figures["mean_mass"] is not None:
+        print(f"  logprobs: mean probability mass on the answer {figures['mean_mass']:.2f}")
+    print(f"  answers read as: {figures['answers_by_mode_read']}")
     (out / "figures.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     if args.dump:
         n = dump(report, out / "answers.jsonl")
@@ -275,7 +298,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=0, metavar="N", help="print N random parsed answers")
     parser.add_argument("--seed", type=int, default=0, help="seed of --show's draw")
     parser.add_argument("--keep-servers", action="store_true", help="leave servers this run started running")
+    parser.add_argument("--modes", default="text", help="elicitation modes to compare, comma-separated: "
+                        "text,json,logprobs (default text)")
+    parser.add_argument("--endpoint", choices=("auto", "chat", "completions"), default="auto",
+                        help="auto (default): the completions endpoint with the scaffold for base models, chat "
+                             "otherwise")
+    parser.add_argument("--ports", default="", help="use servers on other ports, e.g. smollm2=8191,gemma3=8192")
     args = parser.parse_args(argv)
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     args.suites = [s.strip() for s in args.suites.split(",") if s.strip()]
     if unknown := [s for s in args.suites if s not in SUITES]:
         parser.error(f"unknown suites {unknown}; choose from {sorted(SUITES)}")
@@ -284,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown Track B arms {unknown}")
     args.out = args.out.resolve()
     models = local_models.selected(args.models)
+    ports = dict(pair.split("=", 1) for pair in args.ports.split(",") if "=" in pair)
+    models = [dataclasses.replace(m, port=int(ports[m.key])) if m.key in ports else m for m in models]
 
     started: list[local_models.LocalModel] = []
     results: dict[str, Any] = {}
@@ -291,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         for model in models:  # one at a time: the machine has 2 cores
             if local_models.start(model, args.dir, server_bin=args.server_bin, threads=args.threads):
                 started.append(model)
-            results[model.key] = run_model(model, args)
+            results[model.key] = {mode: run_model(model, args, mode) for mode in args.modes}
             if model in started and not args.keep_servers:
                 local_models.stop(model, args.dir)
                 started.remove(model)

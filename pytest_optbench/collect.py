@@ -220,6 +220,7 @@ class OptbenchItem(pytest.Function):
             prompt_hash=prompt_fingerprint([s.system for s in self.specs] + [self.suite.template or DEFAULT_TEMPLATE]),
             suite_prompt_hash=self.suite_prompt_hash,
             notes=list(getattr(target, "notes", []) or []),
+            elicit=self.specs[0].mode if self.specs else "text",
             faults=get_worker(self.config).faults(),
         )
         self.optbench_record = record

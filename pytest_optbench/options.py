@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 
 THRESHOLDS_FILE = "thresholds.yaml"
+# How answers are asked for (suites.ELICIT_MODES; a test checks the two agree), and what a
+# server that rejects structured output or log-probabilities gets instead.
+ELICIT_MODES = ("text", "json", "logprobs")
+ELICIT_FALLBACKS = ("text", "fail")
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Settings:
     samples: int | None = None
     temperature: float | None = None
     system_prompt: str | None = None
+    elicit: str | None = None  # text | json | logprobs
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,7 @@ class RunOptions:
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
     multiplicity: str | None = None  # --optbench-multiplicity; None: the thresholds file's, else holm
+    elicit_fallback: str = "text"  # a server that rejects json/logprobs: ask in text, or fail the answers
     batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
@@ -141,6 +147,15 @@ def add_options(parser: pytest.Parser) -> None:
                     help="sampling temperature (overrides suite and item settings)")
     group.addoption("--system-prompt", dest="optbench_system_prompt", metavar="FILE",
                     help="file whose text replaces the system prompt of every suite")
+    group.addoption("--optbench-elicit", dest="optbench_elicit", choices=ELICIT_MODES, metavar="MODE",
+                    help="how answers are asked for: text (default; the reply is read by the answer "
+                         "extractor), json (JSON-schema structured output; forced tool use on Anthropic) or "
+                         "logprobs (the answer token's distribution, one greedy request per prompt); overrides "
+                         "the suites' and items' 'elicit'")
+    group.addoption("--optbench-elicit-fallback", dest="optbench_elicit_fallback", choices=ELICIT_FALLBACKS,
+                    default="text", metavar="WHAT",
+                    help="when the server rejects response_format or logprobs: text (ask in text mode, noted "
+                         "in the summary; default) or fail (those answers fail)")
     group.addoption("--language", dest="optbench_languages", action="append", metavar="TAG",
                     help="run only suites in this language (BCP-47 tag or its prefix: en, zh, pt-BR); "
                          "repeat for several; default: every language")
@@ -258,7 +273,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         n_resamples=config.getoption("optbench_bootstrap"),
         base_rate=config.getoption("optbench_base_rate"),
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
-                          system_prompt),
+                          system_prompt, config.getoption("optbench_elicit")),
         thresholds_path=Path(thresholds) if thresholds else None,
         report_path=report,
         markdown_path=markdown,
@@ -277,6 +292,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
         multiplicity=config.getoption("optbench_multiplicity"),
+        elicit_fallback=config.getoption("optbench_elicit_fallback") or "text",
         batch=bool(config.getoption("optbench_batch")),
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),

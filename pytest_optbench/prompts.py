@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import kinds
+from .elicit import modes
 from .kinds import base, binary, inverted_pair
 from .options import Settings
 from .suites import Condition, Item, Suite
@@ -50,12 +51,17 @@ class PromptSpec:
     samples: int
     temperature: float
     meta: Mapping[str, Any] = field(default_factory=dict)
+    mode: str = modes.TEXT  # text | json | logprobs (elicit/modes.py)
+    yes_no: bool = False  # logprobs mode on a yes/no item: P(yes) from the answer token
 
     @property
     def key(self) -> str:
-        """Stable hash of everything that changes the answer (used for seeds and caching)."""
-        text = "\x1f".join([self.system, self.user, f"{self.temperature:.6g}"])
-        return hashlib.sha256(text.encode()).hexdigest()
+        """Stable hash of everything that changes the answer (used for seeds and caching);
+        text prompts keep the key they had before modes existed."""
+        parts = [self.system, self.user, f"{self.temperature:.6g}"]
+        if self.mode != modes.TEXT:
+            parts.append(self.mode)
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 def apply_condition(item: Item, condition: Condition) -> dict[str, Any]:
@@ -83,10 +89,19 @@ def render_prompts(suite: Suite, item: Item, condition: Condition, settings: Set
         t for t in (settings.temperature, item.temperature, suite.temperature, DEFAULT_TEMPERATURE)
         if t is not None
     )
+    mode = elicit_mode(suite, item, settings)
     system = system_prompt_for(suite, item, condition, settings)
+    kind = kinds.kind_of(item.kind)
+    yes_no = False
+    if mode == modes.LOGPROBS:
+        # One greedy request: the distribution is the answer, samples would repeat it.
+        samples, temperature = 1, 0.0
+        if base.BINARY in kind.families:
+            yes_no = True
+            if system == builtin_system_prompt(item.kind, suite.track):
+                system = binary.YES_NO_PROMPT
     fields = apply_condition(item, condition)
     template = suite.template or DEFAULT_TEMPLATE
-    kind = kinds.kind_of(item.kind)
     meta_base = {
         "suite": suite.id, "item": item.id, "condition": condition.name, "kind": item.kind,
         "track": suite.track if kind.tracks else None,
@@ -99,8 +114,14 @@ def render_prompts(suite: Suite, item: Item, condition: Condition, settings: Set
     for q in kind.questions(fields):
         values = {**fields, "id": item.id, "domain": item.domain or "", "scenario": q.scenario, "question": q.question}
         user = template.format(**values).strip()
-        specs.append(PromptSpec(q.role, system, user, samples, temperature, {**meta_base, "role": q.role}))
+        specs.append(PromptSpec(q.role, system, user, samples, temperature, {**meta_base, "role": q.role},
+                                mode, yes_no))
     return specs
+
+
+def elicit_mode(suite: Suite, item: Item, settings: Settings) -> str:
+    """command line > item > suite defaults > text."""
+    return settings.elicit or item.elicit or suite.elicit or modes.TEXT
 
 
 def prompt_fingerprint(texts: list[str]) -> str:

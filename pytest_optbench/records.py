@@ -31,6 +31,12 @@ class Answer:
     input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
     output_tokens: int = 0
     truncated: bool | None = None  # cut off at the token limit; None: unknown (a plain model, an old store)
+    # How the answer was read (elicit/modes.py): "text", "json" (the schema's field) or
+    # "logprobs" (the answer token's distribution); None: text, before modes existed. A json
+    # or logprobs run whose server fell back, or ignored the request, has "text" answers.
+    mode: str | None = None
+    mass: float | None = None  # logprobs: share of the answer position's probability read
+    distribution: dict[str, float] | None = None  # logprobs: value (or yes/no) -> probability
     batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
 
     @property
@@ -80,6 +86,7 @@ class ItemRecord:
     prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
     suite_prompt_hash: str = ""  # every prompt of the suite, selected or not (collect.suite_prompt_hash)
     notes: list[str] = field(default_factory=list)  # parameter changes the provider made
+    elicit: str = "text"  # how its answers were asked for: text | json | logprobs (a report before modes: text)
     # Problems that leave the answers right but must fail the session (a store that could not
     # be written); in the report only when there are some.
     faults: list[str] = field(default_factory=list)
@@ -156,16 +163,18 @@ REQUIRED_ROLES = {
 }
 _RUN_FIELDS = {"model": "model", "keep_fifty": "bool?", "seed": "int?", "bootstrap_resamples": "resamples?",
                "samples_override": "int?", "temperature_override": "num?", "system_prompt_override": "bool?",
-               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?"}
+               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?"}
 _ITEM_FIELDS = {"suite": "str", "item": "str", "condition": "str", "kind": "kind", "file": "str", "model": "str",
                 "prompts": "list", "track": "str?", "domain": "str?", "language": "str", "expected": "finite?",
                 "outcome": "bool?", "direction": "str?", "prompt_hash": "str", "suite_prompt_hash": "str",
-                "notes": "strs", "faults": "strs"}
+                "notes": "strs", "faults": "strs", "elicit": "mode"}
 _ITEM_REQUIRED = ("suite", "item", "condition", "kind", "file", "model", "prompts")
 _PROMPT_FIELDS = {"role": "str", "user": "str", "answers": "list"}
 _ANSWER_FIELDS = {"raw": "str?", "value": "finite?", "reason": "str?", "error": "str?", "cached": "bool?",
                   "input_tokens": "count", "output_tokens": "count", "truncated": "bool?",
-                  "batch": "str?"}
+                  "batch": "str?", "mode": "mode?", "mass": "share?", "distribution": "distribution?"}
+_MODES = ("text", "json", "logprobs")  # elicit/modes.py (a report is read without importing it)
+_MAX_DISTRIBUTION = 102  # values 0-100, or yes and no
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",
                      "ci_low": "num?", "ci_high": "num?", "n": "int?", "p_value": "num?", "tolerance": "num?"}
 _GATE_FIELDS = {"metric": "str?", "suite": "str?", "condition": "str?", "bound_text": "str?", "verdict": "str?",
@@ -207,6 +216,13 @@ def _fits(kind: str, value: Any) -> bool:
         return _is_number(value) and math.isfinite(value)
     if kind == "kind":
         return isinstance(value, str) and value in REQUIRED_ROLES
+    if kind == "mode":
+        return isinstance(value, str) and value in _MODES
+    if kind == "share":
+        return _is_number(value) and 0 <= value <= 1
+    if kind == "distribution":
+        return (isinstance(value, dict) and len(value) <= _MAX_DISTRIBUTION
+                and all(isinstance(k, str) and len(k) <= 3 and _is_number(v) and 0 <= v <= 1 for k, v in value.items()))
     if kind == "list":
         return isinstance(value, list)
     if kind == "strs":
@@ -220,7 +236,9 @@ def _fits(kind: str, value: Any) -> bool:
 _WHAT = {"str": "a string", "text": f"a string of at most {MAX_RUN_TEXT:,} characters", "bool": "true or false",
          "int": "a whole number", "count": "a whole number of at least 0", "num": "a number", "finite": "a finite number",
          "resamples": f"a whole number from 1 to {MAX_RESAMPLES:,}", "kind": f"one of {', '.join(REQUIRED_ROLES)}",
-         "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them"}
+         "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them",
+         "mode": f"one of {', '.join(_MODES)}", "share": "a number from 0 to 1",
+         "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1"}
 
 
 def _check_fields(path: Path, where: str, entry: Any, fields: dict[str, str], required: Sequence[str] = (),

@@ -29,7 +29,7 @@ KIND_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = kinds.Deriv
     lambda: {name: (kinds.required_fields(k), kinds.optional_fields(k)) for name, k in kinds.KINDS.items()}
 )
 # Keys of an item that are settings or labels, not text fields.
-ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature")
+ITEM_SETTING_KEYS = ("id", "kind", "domain", "samples", "temperature", "elicit")
 # Free text fields for readers, not the model: ``adapted`` says why a translated item
 # replaces its English question (translations.py). No template needs to use them.
 ANNOTATION_KEYS = ("adapted",)
@@ -37,7 +37,9 @@ TOP_LEVEL_KEYS = (
     "optbench", "suite", "kind", "track", "language", "description",
     "defaults", "prompt", "conditions", "items",
 )
-DEFAULT_KEYS = ("samples", "temperature")
+DEFAULT_KEYS = ("samples", "temperature", "elicit")
+# How an answer is asked for (elicit/modes.py); each is a different elicitation.
+ELICIT_MODES = ("text", "json", "logprobs")
 PROMPT_KEYS = ("system", "template")
 # Fields a prompt template may use besides the item's own fields.
 TEMPLATE_BUILTINS = ("scenario", "question", "id", "domain")
@@ -82,6 +84,7 @@ class Item:
     domain: str | None = None
     samples: int | None = None
     temperature: float | None = None
+    elicit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class Suite:
     samples: int | None = None
     temperature: float | None = None
     system_prompt: str | None = None
+    elicit: str | None = None
     template: str | None = None
 
     @property
@@ -345,6 +349,12 @@ def _temperature(where: _Where, key: str, value: Any) -> float:
     return float(value)
 
 
+def _elicit(where: _Where, key: str, value: Any) -> str:
+    if value not in ELICIT_MODES:
+        raise where.error(key, f"must be one of {', '.join(ELICIT_MODES)}, got {value!r}")
+    return str(value)
+
+
 def template_fields(template: str) -> list[str]:
     """Names a ``str.format`` template refers to; ``ValueError`` if malformed or not plain."""
     names = []
@@ -413,7 +423,7 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
     if not isinstance(description, str):
         raise top.error("description", "must be a string")
 
-    samples = temperature = None
+    samples = temperature = elicit = None
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, Mapping):
         raise top.error("defaults", "must be a mapping")
@@ -422,6 +432,8 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
         samples = _samples(top, "defaults.samples", defaults["samples"])
     if "temperature" in defaults:
         temperature = _temperature(top, "defaults.temperature", defaults["temperature"])
+    if "elicit" in defaults:
+        elicit = _elicit(top, "defaults.elicit", defaults["elicit"])
 
     prompt = data.get("prompt") or {}
     if not isinstance(prompt, Mapping):
@@ -457,7 +469,7 @@ def parse_suite(data: Mapping[str, Any], display: str, default_id: str) -> Suite
 
     return Suite(
         id=suite_id, path=display, kind=kind, track=track, language=language,
-        description=description, samples=samples, temperature=temperature,
+        description=description, samples=samples, temperature=temperature, elicit=elicit,
         system_prompt=system_prompt, template=template,
         conditions=conditions, items=tuple(items),
     )
@@ -526,6 +538,7 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
         raise where.error("domain", "must be a non-empty string")
     samples = _samples(where, "samples", raw["samples"]) if "samples" in raw else None
     temperature = _temperature(where, "temperature", raw["temperature"]) if "temperature" in raw else None
+    elicit = _elicit(where, "elicit", raw["elicit"]) if "elicit" in raw else None
 
     spec = kinds.kind_of(kind)
     required = kinds.required_fields(spec)
@@ -555,5 +568,5 @@ def _parse_item(display: str, index: int, raw: Any, suite_kind: str, track: str 
         raise where.error(exc.key, exc.message) from None
     return Item(
         id=str(raw_id), kind=kind, line=line or 0, fields=fields, domain=domain,
-        samples=samples, temperature=temperature,
+        samples=samples, temperature=temperature, elicit=elicit,
     )

@@ -1,11 +1,21 @@
 """A local fake of the OpenAI and Anthropic HTTP APIs, for tests that never touch the internet.
 
-It speaks the real wire protocol (``POST /v1/chat/completions`` and ``POST /v1/messages``),
-so the official SDKs talk to it unchanged, and it injects the faults real servers produce:
-429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth errors, rejected
-parameters, replies cut off at the token limit (``cut_off``). It also runs both batch APIs
-(OpenAI's Files + Batches, Anthropic's Message Batches; ``testing_batches.py``) with batch
-faults: expiry, failure, partial failure. Loopback only.
+It speaks the real wire protocol (``POST /v1/chat/completions``, ``POST /v1/completions`` and
+``POST /v1/messages``), so the official SDKs talk to it unchanged, and it injects the faults
+real servers produce: 429 with Retry-After, 500, slow answers (timeouts), garbage bodies, auth
+errors, rejected parameters, replies cut off at the token limit (``cut_off``). It also runs
+both batch APIs (OpenAI's Files + Batches, Anthropic's Message Batches; ``testing_batches.py``)
+with batch faults: expiry, failure, partial failure. Loopback only.
+
+Elicitation modes: a JSON-schema ``response_format`` (or llama.cpp's ``json_schema``) makes
+the reply ``{"probability": N}`` (``structured=False``: ignored, prose as a server without it);
+a forced Anthropic tool gets a ``tool_use`` block; ``logprobs`` returns the answer's tokens
+with ``top_logprobs`` in OpenAI's chat shape (also llama.cpp's, on both endpoints) or the
+legacy completions shape, tokenized as ``token_style`` says (``testing_logprobs.py``):
+``whole`` (one token per number, OpenAI), ``digits`` (one per digit, SmolLM2), ``gemma`` (a
+blank token, then digits), ``bpe`` ("Ġ65", no bytes), ``sentencepiece`` ("▁65"), ``bytes``
+(byte-fallback tokens, the text only in ``bytes``), or ``none`` (the server ignores
+``logprobs``).
 
     with FakeAPI(answer=lambda req: "60") as api:
         ... --model openai:fake --base-url {api.openai_url}
@@ -23,7 +33,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from .testing_batches import FakeBatches
+from .testing_logprobs import TOKEN_STYLES, FakePosition, as_json, chat_entry, display, fake_positions, legacy_logprobs
 from .testing_requests import FakeRequest, tokens
+
+__all__ = ["TOKEN_STYLES", "FakeAPI", "FakePosition", "FakeRequest", "fake_positions"]
 
 FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson", "badrequest")
 
@@ -50,6 +63,12 @@ class FakeAPI:
     # Which replies were cut off at the token limit: OpenAI finish_reason "length", Anthropic
     # stop_reason "max_tokens" (else "stop" / "end_turn"); called with the request and sample index.
     cut_off: Callable[[FakeRequest, int], bool] | None = None
+    structured: bool = True  # False: ignore response_format / json_schema (prose comes back)
+    max_top_logprobs: int | None = None  # more alternatives asked get a 400 stating the cap (vLLM's words)
+    token_style: str = "whole"  # how logprobs tokenize a number (TOKEN_STYLES)
+    completions_shape: str = "openai"  # logprobs on /completions: "openai" (legacy) or "llama.cpp"
+    # Or the positions themselves, per request and sample: the reply is their tokens joined.
+    logprobs_for: Callable[[FakeRequest, int], list[FakePosition]] | None = None
     port_number: int = 0  # 0: any free port
     requests: list[FakeRequest] = field(default_factory=list)
     batches: FakeBatches = field(default_factory=FakeBatches)  # the batch APIs (testing_batches.py)
@@ -120,7 +139,11 @@ class FakeAPI:
             body = json.loads(raw or b"{}")
         except ValueError:
             return self._send(handler, 400, {"error": {"message": "invalid JSON body"}})
-        if path.endswith("/chat/completions"):
+        if path.endswith("/completions") and not path.endswith("/chat/completions"):
+            prompt = body.get("prompt", "")
+            request = FakeRequest("completions", body.get("model", ""), "", prompt if isinstance(prompt, str) else
+                                  json.dumps(prompt), body, handler.headers.get("authorization", ""))
+        elif path.endswith("/chat/completions"):
             messages = body.get("messages", [])
             system = next((m["content"] for m in messages if m.get("role") == "system"), "")
             user = next((m["content"] for m in messages if m.get("role") == "user"), "")
@@ -150,28 +173,68 @@ class FakeAPI:
                 return self._send(handler, 400, {"error": {
                     "message": f"Unsupported parameter: '{param}' is not supported with this model.",
                     "type": "invalid_request_error", "param": param, "code": "unsupported_parameter"}})
-        if request.api == "openai" and self.max_n is not None and request.n > self.max_n:
+        if self.max_top_logprobs is not None and request.top_logprobs > self.max_top_logprobs:
+            return self._send(handler, 400, {"error": {
+                "code": 400, "type": "BadRequestError", "param": None,
+                "message": f"Requested top_logprobs ({request.top_logprobs}) exceeds maximum allowed value "
+                           f"({self.max_top_logprobs})"}})
+        if request.api != "anthropic" and self.max_n is not None and request.n > self.max_n:
             return self._send(handler, 400, {"error": {
                 "code": 400, "type": "invalid_request_error",
                 "message": f"Field 'n': Value must be between 1 <= value <= {self.max_n}, but got {request.n}"}})
-        if request.api == "openai":
+        if request.api in ("openai", "completions"):
             count = request.n if self.support_n else 1
-            choices = [{"index": i, "finish_reason": "length" if self._cut_off(request, i) else "stop",
-                        "message": {"role": "assistant", "content": self.answer(request, i)}}
-                       for i in range(count)]
+            choices = [self._choice(request, i) for i in range(count)]
             return self._send(handler, 200, {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": request.model, "choices": choices,
+                "id": "chatcmpl-fake", "object": "chat.completion" if request.api == "openai" else "text_completion",
+                "created": int(time.time()), "model": request.model, "choices": choices,
                 "usage": {"prompt_tokens": tokens(request.system + request.user),
                           "completion_tokens": 2 * count,
                           "total_tokens": tokens(request.system + request.user) + 2 * count},
             })
+        text = self.answer(request, 0)
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        stop = "max_tokens" if self._cut_off(request, 0) else "end_turn"
+        tool = request.body.get("tool_choice")
+        if isinstance(tool, dict) and tool.get("type") == "tool" and self.structured:
+            content = [{"type": "tool_use", "id": "toolu_fake", "name": tool.get("name", "answer"),
+                        "input": as_json(text)}]
+            stop = "tool_use"
         return self._send(handler, 200, {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
-            "content": [{"type": "text", "text": self.answer(request, 0)}],
-            "stop_reason": "max_tokens" if self._cut_off(request, 0) else "end_turn", "stop_sequence": None,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": tokens(request.system + request.user), "output_tokens": 2},
         })
+
+    def _choice(self, request: FakeRequest, index: int) -> dict[str, Any]:
+        reason = "length" if self._cut_off(request, index) else "stop"
+        positions: list[FakePosition] | None = None
+        top = request.top_logprobs
+        if self.logprobs_for is not None and top:
+            positions = self.logprobs_for(request, index)
+            text = "".join(display(p[0]) for p in positions)
+        else:
+            text = self.answer(request, index)
+            if request.structured and self.structured:
+                text = json.dumps(as_json(text))
+            elif top and self.token_style != "none":
+                positions = fake_positions(text, self.token_style)
+                text = "".join(display(p[0]) for p in positions)
+        choice: dict[str, Any] = {"index": index, "finish_reason": reason}
+        if request.api == "openai":
+            choice["message"] = {"role": "assistant", "content": text}
+        else:
+            choice["text"] = text
+        if positions is not None and self.token_style != "none":
+            limited = [(t, lp, alts[:top]) for t, lp, alts in positions]
+            if request.api == "completions" and self.completions_shape == "openai":
+                choice["logprobs"] = legacy_logprobs(limited)
+            else:
+                choice["logprobs"] = {"content": [chat_entry(t, lp, alts, self.token_style) for t, lp, alts in limited],
+                                      "refusal": None}
+        else:
+            choice["logprobs"] = None
+        return choice
 
     def _cut_off(self, request: FakeRequest, index: int) -> bool:
         return bool(self.cut_off and self.cut_off(request, index))

@@ -9,7 +9,7 @@ from typing import Any
 
 @dataclass
 class FakeRequest:
-    api: str  # "openai" or "anthropic"
+    api: str  # "openai" (chat), "completions" or "anthropic"
     model: str
     system: str
     user: str
@@ -19,6 +19,21 @@ class FakeRequest:
     @property
     def n(self) -> int:
         return int(self.body.get("n", 1) or 1)
+
+    @property
+    def structured(self) -> bool:
+        """Asked for JSON fitting a schema (response_format, json_schema or a forced tool)."""
+        fmt = self.body.get("response_format")
+        return bool((isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object"))
+                    or self.body.get("json_schema") or self.body.get("tool_choice"))
+
+    @property
+    def top_logprobs(self) -> int:
+        """Alternatives asked per token (0: no logprobs asked)."""
+        if self.api == "completions":
+            value = self.body.get("logprobs")
+            return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0
+        return int(self.body.get("top_logprobs") or 0) if self.body.get("logprobs") else 0
 
 
 def tokens(text: str) -> int:

@@ -110,6 +110,11 @@ class BatchElicitor(ApiElicitor):
     # -- the prefetch ----------------------------------------------------------------------
 
     def prefetch(self, specs: Sequence[PromptSpec]) -> None:
+        # The batch bodies carry no schema and no logprobs: json and logprobs prompts are
+        # asked in real time, then read from the store like the rest.
+        if other := [s for s in specs if s.mode != "text"]:
+            super().prefetch(other)
+            specs = [s for s in specs if s.mode == "text"]
         jobs = self.plan(specs)
         for job in jobs:
             self.specs[job.key] = job.spec
@@ -416,11 +421,11 @@ class BatchElicitor(ApiElicitor):
         for sample in range(spec.samples):
             found: StoredAnswer | None = stored.get(sample)
             if found is not None:
-                answers.append(replace(self._answer(key, found, spec.user), batch=delivered.get(sample)))
+                answers.append(replace(self._answer(key, found, spec), batch=delivered.get(sample)))
             elif sample in pending:
                 answers.append(Answer(raw=None, batch=pending[sample]))
             else:
-                answers.append(self._answer(key, None, spec.user))
+                answers.append(self._answer(key, None, spec))
         return PromptRecord(spec.role, spec.user, answers)
 
     def _wait_for_owner(self, key: str, samples: int) -> dict[int, StoredAnswer]:

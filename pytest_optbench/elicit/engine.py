@@ -11,6 +11,7 @@ items then read their answers from the store.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -27,6 +28,7 @@ from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
 from ..records import Answer, PromptRecord
 from ..text import one_line, well_formed
+from . import distribution, modes
 from .parse import parse_answer
 from .store import ResponseStore, StoredAnswer, StoreError, answer_key
 
@@ -51,6 +53,27 @@ def parsed_answer(raw: str, question: str | None = None, truncated: bool | None 
     raw = well_formed(raw)  # a lone surrogate would stop the store and every report writer
     parsed = parse_answer(raw, question=question, truncated=truncated)
     return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, **extra)
+
+
+def read_answer(raw: str, mode: str, question: str | None = None, truncated: bool | None = None, *,
+                positions: Sequence[distribution.Position] | None = None, yes_no: bool = False,
+                asked: str | None = None, **extra: Any) -> Answer:
+    """A reply read as its mode says (elicit/modes.py). ``mode`` is what the server served;
+    a json reply that is no JSON object, and a logprobs reply without log-probabilities, are
+    read as text (and recorded as text answers). ``asked``: the mode asked for, when the
+    server served another (a fallback): the answer is then recorded as a text answer."""
+    if mode == modes.LOGPROBS and positions:
+        # The reply stops at a few tokens by design; the answer is at its start, not cut off.
+        reading = distribution.read(positions, yes_no=yes_no)
+        return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=None, mode=mode,
+                      mass=round(reading.mass, 4), distribution=reading.distribution or None, **extra)
+    if mode == modes.JSON:
+        strict = modes.json_value(raw)
+        if strict is not None:
+            return Answer(raw=raw, value=strict[0], reason=strict[1], truncated=truncated, mode=mode, **extra)
+    answer = parsed_answer(raw, question, truncated, **extra)
+    answer.mode = modes.TEXT if (asked or mode) != modes.TEXT else None
+    return answer
 
 
 def not_asked(records: Sequence[PromptRecord]) -> str | None:
@@ -123,17 +146,27 @@ class ModelCalls:
 
 
 def elicit(model: Model, specs: Sequence[PromptSpec], calls: ModelCalls | None = None) -> list[PromptRecord]:
-    """Ask a plain model every prompt ``samples`` times and parse each answer; ``calls``
-    bounds the time of each call and of all of them."""
+    """Ask a plain model every prompt ``samples`` times and read each answer; ``calls``
+    bounds the time of each call and of all of them.
+
+    In logprobs mode a model with a ``logprobs(prompt)`` method gives the answer tokens'
+    distribution (``distribution.Position`` list); one without it answers in text."""
     records = []
     for spec in specs:
         record = PromptRecord(spec.role, spec.user)
+        logprobs = getattr(model, "logprobs", None) if spec.mode == modes.LOGPROBS else None
         for sample in range(spec.samples):
-            prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta)
+            prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta, spec.mode)
             if calls is not None and (reason := calls.refuse()):
                 record.answers.append(Answer(raw=None, error=NOT_ASKED + reason))
                 continue
             try:
+                if callable(logprobs):
+                    positions = list(calls.call(logprobs, prompt) if calls is not None else logprobs(prompt))
+                    raw = "".join(p.token for p in positions)
+                    record.answers.append(read_answer(raw, modes.LOGPROBS, spec.user, None, positions=positions,
+                                                      yes_no=spec.yes_no))
+                    continue
                 raw = calls.call(model.complete, prompt) if calls is not None else model.complete(prompt)
             except CallTimeout:
                 limit = calls.timeout if calls is not None else None
@@ -143,7 +176,8 @@ def elicit(model: Model, specs: Sequence[PromptSpec], calls: ModelCalls | None =
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
                 continue
-            record.answers.append(parsed_answer(raw, spec.user, truncated=None))
+            served = modes.TEXT if spec.mode == modes.LOGPROBS else spec.mode
+            record.answers.append(read_answer(raw, served, spec.user, truncated=None, asked=spec.mode))
         records.append(record)
     return records
 
@@ -263,7 +297,14 @@ class ApiElicitor:
         self._peers_checked = 0.0
 
     def key(self, spec: PromptSpec) -> str:
-        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature, self.max_tokens)
+        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature,
+                          self.tokens_for(spec), modes.STORE_MODES[spec.mode])
+
+    def tokens_for(self, spec: PromptSpec) -> int | None:
+        """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS)."""
+        if spec.mode == modes.LOGPROBS:
+            return min(self.max_tokens or modes.LOGPROBS_MAX_TOKENS, modes.LOGPROBS_MAX_TOKENS)
+        return self.max_tokens
 
     def owns(self, key: str) -> bool:
         """Stable sharding between xdist workers (a hash, never ``hash()``)."""
@@ -290,12 +331,18 @@ class ApiElicitor:
             found = {}
         return {**found, **self.memory.get(key, {})}
 
-    def _keep(self, key: str, first: int, texts: Sequence[str], result: ApiResult) -> None:
-        """Store one request's answers; keep in memory what the store did not take."""
+    def _keep(self, key: str, first: int, texts: Sequence[str], result: ApiResult, asked: str = modes.TEXT) -> None:
+        """Store one request's answers; keep in memory what the store did not take. With
+        them go the mode served when it is not the one asked (a fallback) and, in logprobs
+        mode, the tokens and their alternatives."""
         reasons = [result.finish_reason(i) for i in range(len(texts))]
+        served = result.mode if result.mode != asked else None
+        logprobs = [json.dumps(lp, ensure_ascii=False) if (lp := result.logprobs_of(i)) else None
+                    for i in range(len(texts))]
         try:
             written = set(self.store.put(key, first, texts, result.input_tokens, result.output_tokens,
-                                         self.settings.run_id, finish_reasons=reasons))
+                                         self.settings.run_id, finish_reasons=reasons, mode=served,
+                                         logprobs=logprobs))
         except StoreError as exc:
             self._store_failed(exc)
             written = set()
@@ -306,7 +353,8 @@ class ApiElicitor:
             # Either way this session paid for it, and reports it as paid for.
             tokens = (result.input_tokens, result.output_tokens) if offset == 0 else (0, 0)
             self.memory.setdefault(key, {})[first + offset] = StoredAnswer(
-                first + offset, text, *tokens, run_id=self.settings.run_id, finish_reason=reasons[offset])
+                first + offset, text, *tokens, run_id=self.settings.run_id, finish_reason=reasons[offset],
+                mode=served, logprobs=logprobs[offset])
             if self.store_error is not None:
                 self.kept_in_memory += 1
 
@@ -413,7 +461,8 @@ class ApiElicitor:
         stats = self.stats
         while remaining > 0:
             n = max(1, min(remaining, self.provider.max_n))
-            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.max_tokens, n)
+            request = ApiRequest(job.spec.system, job.spec.user, job.spec.temperature, self.tokens_for(job.spec), n,
+                                 job.spec.mode, job.spec.yes_no)
             if (reason := self.should_stop()) is not None:
                 return self._not_asked(job.key, remaining, reason)
             await limit.acquire()
@@ -472,7 +521,7 @@ class ApiElicitor:
             await limit.release()
             # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
             texts = [well_formed(text) for text in self.provider.redact_result(result).texts[:n]]
-            self._keep(job.key, sample, texts, result)
+            self._keep(job.key, sample, texts, result, job.spec.mode)
             stats.input_tokens += result.input_tokens
             stats.output_tokens += result.output_tokens
             stats.done += len(texts)
@@ -519,7 +568,7 @@ class ApiElicitor:
                 else:
                     self._runner().run(self._run(self.plan([spec], only_own=False)))
                 stored = self.stored(key)
-        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec.user)
+        return PromptRecord(spec.role, spec.user, [self._answer(key, stored.get(i), spec)
                                                    for i in range(spec.samples)])
 
     def _wait_for_peer(self, key: str, samples: int) -> dict[int, StoredAnswer]:
@@ -545,14 +594,21 @@ class ApiElicitor:
             self._store_failed(exc)
         return stored
 
-    def _answer(self, key: str, stored: StoredAnswer | None, question: str) -> Answer:
+    def _answer(self, key: str, stored: StoredAnswer | None, spec: PromptSpec) -> Answer:
         if stored is None:
             if self.settings.offline:
                 return Answer(raw=None, error="not in the response store (--optbench-offline)")
             return Answer(raw=None, error=self.failures.get(key, "no answer was received"))
-        return parsed_answer(stored.text, question, cut_off(stored.finish_reason),
-                             cached=stored.run_id != self.settings.run_id,
-                             input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+        positions = None
+        if stored.logprobs:
+            try:
+                positions = distribution.from_json(json.loads(stored.logprobs))
+            except (ValueError, RecursionError):  # a store edited by hand
+                positions = None
+        return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
+                           positions=positions, yes_no=spec.yes_no, asked=spec.mode,
+                           cached=stored.run_id != self.settings.run_id,
+                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
 
 
 class _Stopped(Exception):

@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS answers (
     run_id TEXT NOT NULL DEFAULT '',
     created REAL NOT NULL,
     finish_reason TEXT,  -- why the text stopped, as the server said ("length": cut off); NULL: unknown
+    mode TEXT,  -- the mode the server served when it differs from the key's (a fallback); NULL: the key's
+    logprobs TEXT,  -- logprobs mode: the generated tokens and their alternatives (JSON); NULL: none
     PRIMARY KEY (key, sample)
 );
 -- Requests that failed for good in one session, so that the other xdist workers of that
@@ -45,8 +47,10 @@ CREATE TABLE IF NOT EXISTS failures (
 """
 
 
-# The answers table's columns in order; finish_reason came later and may be missing (_migrate).
-_ANSWER_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created", "finish_reason")
+# The answers table's first columns in order; the _ADDED ones came later and may be missing
+# (_migrate): each reads as NULL (unknown) in rows written before it.
+_ANSWER_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created")
+_ADDED = ("finish_reason", "mode", "logprobs")
 
 
 class StoreError(Exception):
@@ -96,6 +100,8 @@ class StoredAnswer:
     output_tokens: int = 0
     run_id: str = ""  # the session that paid for it
     finish_reason: str | None = None  # as the server said; None: unknown (or stored before it was kept)
+    mode: str | None = None  # served in another mode than the key's (a fallback to text); None: the key's
+    logprobs: str | None = None  # JSON of the tokens and their alternatives (logprobs mode)
 
 
 class ResponseStore:
@@ -141,14 +147,18 @@ class ResponseStore:
         throughout: older plugins read and write such a store unchanged). Their old rows read
         as unknown. A store that cannot be changed (read-only) is read without them."""
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
-        if "finish_reason" not in columns:
-            try:
-                self._db.execute("ALTER TABLE answers ADD COLUMN finish_reason TEXT")
-            except sqlite3.OperationalError:  # another process added it first, or read-only
-                columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
-                self.keeps_finish_reason = "finish_reason" in columns
+        for name in _ADDED:
+            if name not in columns:
+                try:
+                    self._db.execute(f"ALTER TABLE answers ADD COLUMN {name} TEXT")
+                except sqlite3.OperationalError:  # another process added it first, or read-only
+                    pass
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(answers)")}
+        self.kept = tuple(name for name in _ADDED if name in columns)
+        self.keeps_finish_reason = "finish_reason" in columns
 
     keeps_finish_reason = True  # False: a store without the column that could not be given it
+    kept: tuple[str, ...] = _ADDED  # the added columns this store has
 
     @staticmethod
     def _open_read_only(path: Path) -> sqlite3.Connection:
@@ -177,13 +187,13 @@ class ResponseStore:
 
     def get(self, key: str) -> dict[int, StoredAnswer]:
         try:
+            added = ", ".join(name if name in self.kept else "NULL" for name in _ADDED)
             rows = self._db.execute(
-                "SELECT sample, text, input_tokens, output_tokens, run_id, "
-                f"{'finish_reason' if self.keeps_finish_reason else 'NULL'} FROM answers WHERE key=?", (key,)
+                f"SELECT sample, text, input_tokens, output_tokens, run_id, {added} FROM answers WHERE key=?", (key,)
             ).fetchall()
             # Coerced: a store edited by hand must not put a number where text belongs.
             return {int(r[0]): StoredAnswer(int(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0), str(r[4] or ""),
-                                            None if r[5] is None else str(r[5]))
+                                            *(None if v is None else str(v) for v in r[5:8]))
                     for r in rows}
         except (sqlite3.Error, ValueError, TypeError) as exc:
             raise self._read_error(exc) from None
@@ -205,11 +215,13 @@ class ResponseStore:
 
     def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
             output_tokens: int = 0, run_id: str = "",
-            finish_reasons: Sequence[str | None] = ()) -> list[int]:
+            finish_reasons: Sequence[str | None] = (), mode: str | None = None,
+            logprobs: Sequence[str | None] = ()) -> list[int]:
         """Store the texts of one request as samples first_sample, first_sample+1, ...
 
         Tokens are billed once per request, so they go on its first sample; ``finish_reasons``
-        go with their texts (missing ones are unknown). Samples that another process stored
+        go with their texts (missing ones are unknown), as do ``logprobs`` (JSON text); ``mode``
+        is the mode served when it is not the key's. Samples that another process stored
         meanwhile are kept (first writer wins); returns the indices actually written. Raises
         StoreError when it cannot write (a full disk, a read-only store): the caller keeps
         what it paid for in memory.
@@ -220,13 +232,13 @@ class ResponseStore:
             self._db.execute("BEGIN IMMEDIATE")  # all of a request's samples or none
             for offset, text in enumerate(texts):
                 tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
-                reason = finish_reasons[offset] if offset < len(finish_reasons) else None
-                row: tuple[Any, ...] = (key, first_sample + offset, well_formed(text), *tokens, run_id, now, reason)
-                if not self.keeps_finish_reason:
-                    row = row[:-1]
+                added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
+                         "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None}
+                names = [*_ANSWER_COLUMNS, *self.kept]
+                row: tuple[Any, ...] = (key, first_sample + offset, well_formed(text), *tokens, run_id, now,
+                                        *(added[name] for name in self.kept))
                 cursor = self._db.execute(
-                    f"INSERT OR IGNORE INTO answers ({', '.join(_ANSWER_COLUMNS[:len(row)])}) "
-                    f"VALUES ({', '.join('?' * len(row))})", row)
+                    f"INSERT OR IGNORE INTO answers ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row)
                 if cursor.rowcount:
                     written.append(first_sample + offset)
             self._db.execute("COMMIT")

@@ -25,6 +25,8 @@ from .base import (
 )
 
 SYSTEM_PROMPT = "Give the probability, in percent, that the true answer to the question is yes. " + ANSWER_RULE
+# Logprobs mode: P(yes) is read from the first answer token's distribution.
+YES_NO_PROMPT = "Answer the question with yes or no and nothing else."
 # Share of the minority outcome in a known-answer set below which accuracy and overconfidence
 # mostly measure the base rate.
 BALANCE_WARNING, BALANCE_ERROR = 0.45, 0.30

@@ -1,7 +1,8 @@
 """Model providers, chosen by the ``--model provider:name`` spec.
 
 Built in: ``sim`` (simulated models with planted biases), ``openai`` and ``anthropic``
-(official SDKs, async). A package adds a provider with an entry point in the group
+(official SDKs, async), and ``openai-completions`` (base models through the completions
+endpoint, with a prompt scaffold). A package adds a provider with an entry point in the group
 ``pytest_optbench.providers`` whose object is a factory
 ``factory(name: str, options: ProviderOptions) -> model``; a model is anything the
 ``optbench_model`` fixture may return, or an ``ApiProvider`` subclass to get concurrency,
@@ -36,16 +37,31 @@ def _sim(name: str, options: ProviderOptions) -> Model:
 def _openai(name: str, options: ProviderOptions) -> ApiProvider:
     from .openai_provider import OpenAIProvider
 
-    return OpenAIProvider(name, base_url=options.base_url, env=options.env, timeout=options.timeout)
+    return _configured(OpenAIProvider(name, base_url=options.base_url, env=options.env, timeout=options.timeout),
+                       options)
+
+
+def _openai_completions(name: str, options: ProviderOptions) -> ApiProvider:
+    from .completions import CompletionsProvider
+
+    return _configured(CompletionsProvider(name, base_url=options.base_url, env=options.env,
+                                           timeout=options.timeout), options)
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ApiProvider:
     from .anthropic_provider import AnthropicProvider
 
-    return AnthropicProvider(name, base_url=options.base_url, env=options.env, timeout=options.timeout)
+    return _configured(AnthropicProvider(name, base_url=options.base_url, env=options.env,
+                                         timeout=options.timeout), options)
 
 
-BUILTIN: dict[str, Callable[[str, ProviderOptions], Any]] = {"sim": _sim, "openai": _openai, "anthropic": _anthropic}
+def _configured(provider: ApiProvider, options: ProviderOptions) -> ApiProvider:
+    provider.elicit_fallback = options.elicit_fallback
+    return provider
+
+
+BUILTIN: dict[str, Callable[[str, ProviderOptions], Any]] = {
+    "sim": _sim, "openai": _openai, "openai-completions": _openai_completions, "anthropic": _anthropic}
 
 
 def available_providers() -> dict[str, Callable[[], Any]]:
@@ -71,7 +87,8 @@ def build_model(spec: str, options: ProviderOptions | None = None) -> Any:
     except (SimSpecError, ValueError) as exc:
         raise ProviderError(str(exc)) from None
     except ImportError as exc:
-        hint = f"; install it with: pip install 'pytest-optbench[{provider}]'" if provider in BUILTIN else ""
+        extra = provider.partition("-")[0]
+        hint = f"; install it with: pip install 'pytest-optbench[{extra}]'" if provider in BUILTIN else ""
         raise ProviderError(f"--model {spec!r}: the provider needs a package that is not installed "
                             f"({exc}){hint}.") from None
 

@@ -4,13 +4,19 @@ The Messages API has no ``n``: every sample is its own request. ``max_tokens`` i
 by the API: without --max-tokens the provider default (``default_max_tokens``) is sent. ``temperature`` goes in the body
 (recent SDK releases no longer take it as a keyword); a model that rejects it gets the
 request again without it.
+
+``json`` mode forces a tool whose input schema is the answer's (``tool_choice`` naming it):
+the tool call's input is the answer. The Messages API returns no log-probabilities, so
+``logprobs`` mode gets the user's fallback at once, without a request.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..elicit import modes
 from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 
@@ -33,7 +39,10 @@ class AnthropicProvider(ApiProvider):
         self.send_temperature = True
 
     async def generate(self, request: ApiRequest) -> ApiResult:
-        for _ in range(2):
+        if request.mode == modes.LOGPROBS:
+            self.reject_mode(modes.LOGPROBS, "the Anthropic Messages API returns no log-probabilities")
+        for _ in range(3):
+            mode = self.served_mode(request.mode)
             params: dict[str, Any] = {
                 "model": self.model, "system": request.system,
                 "messages": [{"role": "user", "content": request.user}],
@@ -42,18 +51,30 @@ class AnthropicProvider(ApiProvider):
             if self.send_temperature:
                 # Through extra_body: recent SDK releases dropped the keyword, the API takes it.
                 params["extra_body"] = {"temperature": request.temperature}
+            if mode == modes.JSON:
+                params["tools"] = [{"name": modes.SCHEMA_NAME, "description": "Record the answer.",
+                                    "input_schema": modes.ANSWER_SCHEMA}]
+                params["tool_choice"] = {"type": "tool", "name": modes.SCHEMA_NAME}
             try:
                 response = await self.client.messages.create(**params)
             except self._anthropic.BadRequestError as exc:
-                if self.send_temperature and "temperature" in str(getattr(exc, "message", exc)).lower():
+                message = str(getattr(exc, "message", exc)).lower()
+                if self.send_temperature and "temperature" in message:
                     self.send_temperature = False
                     self.adapted(f"{self.model}: the server rejected temperature, so it is no longer sent")
+                    self.resent += 1
+                    continue
+                if mode == modes.JSON and ("tool" in message or "input_schema" in message):
+                    self.reject_mode(mode, "the server rejected a forced tool call")
+                    self.served_mode(mode)  # raises under --optbench-elicit-fallback fail
                     self.resent += 1
                     continue
                 raise self._failure(exc) from None
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
-            return self._result(response)
+            result = self._result(response)
+            result.mode = mode
+            return result
         raise CallFailed("anthropic: the server rejected the request after parameter changes", retryable=False)
 
     def _failure(self, exc: BaseException) -> CallFailed:
@@ -64,6 +85,9 @@ class AnthropicProvider(ApiProvider):
         if not isinstance(blocks, list):
             raise CallFailed("anthropic: the response has no content", retryable=True)
         text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
+        tool = next((b for b in blocks if getattr(b, "type", "") == "tool_use"), None)
+        if tool is not None and isinstance(getattr(tool, "input", None), dict):
+            text = json.dumps(tool.input)  # the forced tool's input is the answer (json mode)
         usage = getattr(response, "usage", None)
         reason = getattr(response, "stop_reason", None)  # "max_tokens": cut off
         return ApiResult([text], int(getattr(usage, "input_tokens", 0) or 0),

@@ -37,6 +37,8 @@ class ApiRequest:
     temperature: float
     max_tokens: int | None
     n: int = 1
+    mode: str = "text"  # text | json | logprobs (elicit/modes.py)
+    yes_no: bool = False  # logprobs on a yes/no item (a base-model scaffold shows yes/no examples)
 
 
 @dataclass
@@ -47,6 +49,15 @@ class ApiResult:
     # Why each text stopped, as the server said it (OpenAI ``finish_reason``, Anthropic
     # ``stop_reason``), one per text; empty or None where the server did not say.
     finish_reasons: list[str | None] = field(default_factory=list)
+    # The mode the server actually served: the one asked for, or "text" after a rejection
+    # and the user's fallback.
+    mode: str = "text"
+    # Logprobs mode: per text, the generated tokens with their alternatives (compact JSON,
+    # elicit.distribution.to_json), or None where the server sent none.
+    logprobs: list[Any] = field(default_factory=list)
+
+    def logprobs_of(self, index: int) -> Any:
+        return self.logprobs[index] if index < len(self.logprobs) else None
 
     def finish_reason(self, index: int) -> str | None:
         return self.finish_reasons[index] if index < len(self.finish_reasons) else None
@@ -159,6 +170,10 @@ class ApiProvider:
         self.parameter_changes = 0
         self.resent = 0  # requests sent again at once after such a change
         self.name = f"{self.provider}:{model}"
+        # Modes the server rejected (found out once, then never asked again), and what a
+        # rejected mode gets instead: "text" (asked in text) or "fail" (the answer fails).
+        self.rejected_modes: set[str] = set()
+        self.elicit_fallback = "text"
 
     def identity(self) -> dict[str, Any]:
         """Fields that change an answer; never the key, the timeout or the concurrency."""
@@ -181,6 +196,25 @@ class ApiProvider:
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
+
+    def served_mode(self, mode: str) -> str:
+        """The mode a request is sent in: a rejected mode gets the user's fallback."""
+        if mode == "text" or mode not in self.rejected_modes:
+            return mode
+        if self.elicit_fallback == "fail":
+            raise CallFailed(f"{self.provider}: the server does not support {mode} elicitation "
+                             "(--optbench-elicit-fallback fail)", retryable=False)
+        return "text"
+
+    def reject_mode(self, mode: str, why: str) -> None:
+        """The server rejected ``mode`` (a 400 naming its parameter, or no such feature):
+        note it once; later requests get the fallback without asking again."""
+        if mode in self.rejected_modes:
+            return
+        self.rejected_modes.add(mode)
+        then = ("its answers fail (--optbench-elicit-fallback fail)" if self.elicit_fallback == "fail"
+                else "its prompts are asked in text mode instead (--optbench-elicit-fallback text)")
+        self.adapted(f"{self.model}: {why}, so {mode} elicitation is not available: {then}")
 
     async def generate(self, request: ApiRequest) -> ApiResult:
         raise NotImplementedError
@@ -241,3 +275,4 @@ class ProviderOptions:
     timeout: float = 60.0
     seed: int = 0
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    elicit_fallback: str = "text"  # what a server that rejects json or logprobs gets

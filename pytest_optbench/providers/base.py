@@ -27,14 +27,18 @@ class Prompt(str):
     temperature: float
     sample: int
     meta: Mapping[str, Any]
+    # How the answer is asked for: "text", "json" (reply {"probability": N}) or "logprobs"
+    # (a model with a ``logprobs(prompt)`` method returns the answer tokens' distribution).
+    mode: str
 
     def __new__(
         cls, system: str, user: str, temperature: float, sample: int = 0,
-        meta: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None, mode: str = "text",
     ) -> Self:
         self = super().__new__(cls, user)
         self.system, self.temperature, self.sample = system, temperature, sample
         self.meta = MappingProxyType(dict(meta or {}))
+        self.mode = mode
         return self
 
     @property
@@ -84,6 +88,10 @@ class UserModel:
             )
         self.name = str(getattr(target, "name", None) or getattr(target, "__qualname__", None)
                         or type(target).__name__)
+        # Logprobs mode: a model that can give the answer tokens' distribution (a list of
+        # ``elicit.distribution.Position``) offers ``logprobs(prompt)``.
+        if callable(getattr(target, "logprobs", None)):
+            self.logprobs = target.logprobs
 
     def complete(self, prompt: Prompt) -> str:
         result = self._call(prompt)

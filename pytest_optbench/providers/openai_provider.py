@@ -1,7 +1,10 @@
 """``openai:<model>``: the official OpenAI SDK (async client), also for OpenAI-compatible
 servers (Ollama, vLLM, llama.cpp's server) through ``--base-url`` or ``OPENAI_BASE_URL``.
 
-Several samples come back from one request (``n``) where the server allows it. Reasoning
+Several samples come back from one request (``n``) where the server allows it. ``json``
+mode sends a JSON-schema ``response_format`` (OpenAI, vLLM and llama.cpp accept it);
+``logprobs`` mode sends ``logprobs`` and ``top_logprobs`` (at most 20, or the server's stated
+cap). A server that rejects either gets the user's fallback, found out once per run. Reasoning
 models reject ``temperature`` and ``max_tokens``: known families get ``max_completion_tokens``
 and no temperature from the start, and any server that rejects either parameter gets the
 request again without it; every such change is noted for the summary.
@@ -13,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..elicit import distribution, modes
 from .api import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
@@ -23,6 +27,7 @@ _CAP_PATTERNS = (
     re.compile(r"<=\s*(\d+)"),  # llama.cpp: "Value must be between 1 <= value <= 4"; OpenAI: "a value <= 128"
     re.compile(r"(?:at most|maximum(?: value)?(?: of| is)?|less than or equal to|up to|not exceed)\s+(\d+)"),
     re.compile(r"between\s+\d+\s+and\s+(\d+)"),
+    re.compile(r"maximum allowed value\s*\(?(\d+)"),  # vLLM: "exceeds maximum allowed value (5)"
 )
 
 
@@ -55,35 +60,77 @@ class OpenAIProvider(ApiProvider):
         self.send_temperature = not self.reasoning
         self.token_parameter = "max_completion_tokens" if self.reasoning else "max_tokens"
         self.max_n = MAX_N
+        self.top_logprobs = modes.TOP_LOGPROBS
+        self._ignored_logprobs = False
         if self.reasoning:
             self.default_max_tokens = REASONING_MAX_TOKENS
             self.note(f"{model} is a reasoning model: temperature is not sent and max_tokens is sent "
                       "as max_completion_tokens")
 
     async def generate(self, request: ApiRequest) -> ApiResult:
-        for _ in range(4):  # each pass may drop one parameter the server rejected
+        for _ in range(6):  # each pass may drop one parameter the server rejected
+            mode = self.served_mode(request.mode)
             params: dict[str, Any] = {
                 "model": self.model,
                 "messages": [{"role": "system", "content": request.system},
                              {"role": "user", "content": request.user}],
             }
-            if min(request.n, self.max_n) > 1:
-                params["n"] = min(request.n, self.max_n)
-            if self.send_temperature:
-                params["temperature"] = request.temperature
-            if request.max_tokens:
-                params[self.token_parameter] = request.max_tokens
+            self._common(params, request, mode)
             try:
-                response = await self.client.chat.completions.create(**params)
+                response = await self._create(params)
             except self._openai.BadRequestError as exc:
-                if not self._adapt(exc, params):
+                if not (self._adapt_mode(exc, params, mode) or self._adapt(exc, params)):
                     raise self._failure(exc) from None
                 self.resent += 1
                 continue
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
-            return self._result(response)
-        raise CallFailed("openai: the server rejected the request after parameter changes", retryable=False)
+            return self._with_mode(self._result(response), response, mode)
+        raise CallFailed(f"{self.provider}: the server rejected the request after parameter changes", retryable=False)
+
+    async def _create(self, params: dict[str, Any]) -> Any:
+        return await self.client.chat.completions.create(**params)
+
+    def _common(self, params: dict[str, Any], request: ApiRequest, mode: str) -> None:
+        """Sampling, limits and the mode's parameters, shared with the completions endpoint."""
+        if min(request.n, self.max_n) > 1:
+            params["n"] = min(request.n, self.max_n)
+        if self.send_temperature:
+            params["temperature"] = request.temperature
+        if request.max_tokens:
+            params[self.token_parameter] = request.max_tokens
+        if mode == modes.JSON:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": modes.SCHEMA_NAME, "schema": modes.ANSWER_SCHEMA, "strict": True}}
+        elif mode == modes.LOGPROBS:
+            params["logprobs"] = True
+            params["top_logprobs"] = self.top_logprobs
+
+    def _adapt_mode(self, exc: Any, params: Mapping[str, Any], mode: str) -> bool:
+        """A 400 that names the mode's parameter: a smaller stated ``top_logprobs`` cap is
+        used; otherwise the mode is rejected (noted once) and the request goes again in the
+        fallback (or fails, with --optbench-elicit-fallback fail)."""
+        text = f"{getattr(exc, 'param', '')} {getattr(exc, 'message', exc)}".lower()
+        if mode == modes.JSON and any(w in text for w in ("response_format", "json_schema", "json schema",
+                                                          "structured output", "grammar")):
+            self.reject_mode(mode, "the server rejected response_format with a JSON schema")
+            self.served_mode(mode)  # raises at once under --optbench-elicit-fallback fail
+            return True
+        if mode == modes.LOGPROBS and "logprob" in text:
+            # Chat sends top_logprobs (logprobs is a flag); completions send the count as logprobs.
+            count = params.get("top_logprobs", params.get("logprobs"))
+            sent = count if isinstance(count, int) and not isinstance(count, bool) else 0
+            cap = stated_cap(text)
+            if cap is not None and 1 <= cap < sent:
+                if cap < self.top_logprobs:
+                    self.top_logprobs = cap
+                    self.adapted(f"{self.model}: the server accepts at most top_logprobs = {cap} "
+                                 f"(it rejected {sent}), so {cap} alternatives are read per token")
+                return True
+            self.reject_mode(mode, "the server rejected logprobs")
+            self.served_mode(mode)
+            return True
+        return False
 
     def _adapt(self, exc: Any, params: Mapping[str, Any]) -> bool:
         """Change the request to suit the server; False when nothing is left to change.
@@ -122,12 +169,33 @@ class OpenAIProvider(ApiProvider):
     def _result(self, response: Any) -> ApiResult:
         choices = getattr(response, "choices", None)
         if not isinstance(choices, list) or not choices:
-            raise CallFailed("openai: the response has no choices", retryable=True)
-        texts = [(getattr(c.message, "content", None) or "") for c in choices]
+            raise CallFailed(f"{self.provider}: the response has no choices", retryable=True)
+        texts = [self._text(c) for c in choices]
         reasons = [_reason(getattr(c, "finish_reason", None)) for c in choices]  # "length": cut off
         usage = getattr(response, "usage", None)
         return ApiResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
                          int(getattr(usage, "completion_tokens", 0) or 0), reasons)
+
+    def _with_mode(self, result: ApiResult, response: Any, mode: str) -> ApiResult:
+        """The mode served, and in logprobs mode each choice's tokens."""
+        result.mode = mode
+        if mode == modes.LOGPROBS:
+            result.logprobs = [self._positions(c) for c in response.choices]
+            if not any(result.logprobs) and not self._ignored_logprobs:
+                self._ignored_logprobs = True  # the answers are then read as text (engine)
+                self.note(f"{self.model}: the server accepted logprobs but returned none, so its replies "
+                          "are read as text")
+        return result
+
+    @staticmethod
+    def _text(choice: Any) -> str:
+        return getattr(getattr(choice, "message", None), "content", None) or ""
+
+    @staticmethod
+    def _positions(choice: Any) -> Any:
+        logprobs = getattr(choice, "logprobs", None)
+        positions = distribution.positions_from_chat(getattr(logprobs, "content", None)) if logprobs else []
+        return distribution.to_json(positions) if positions else None
 
 
 def _reason(value: Any) -> str | None:

@@ -59,19 +59,29 @@ aims the answer of its roles in ``Kind.simulated_answer``, kinds/*.py):
   ("65", "About 65%.", '{"probability": 65}', "65/100", ...). Accidental 50s are nudged to
   49 or 51 so that only planted refusals are 50.
 
+Every elicitation mode is simulated: ``json`` answers ``{"probability": N}`` (prose refusals
+stay prose, as from a server that does not enforce the schema); ``logprobs``
+(``SimulatedModel.logprobs``) returns whole-number tokens whose distribution is a discretised
+normal around the same mean answer with SD ``noise_sd`` (``axiom_noise_sd`` for the kinds
+that use it), so its expected value carries the planted bias without sampling noise; yes/no
+items get P(yes) = the mean answer / 100 on "Yes"/"No"; planted 50s put nearly all mass on
+"50", prose refusals on a word.
+
 Override any parameter in the spec: ``sim:optimist?delta_plus=4&noise_sd=2``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import parse_qsl
 
 import numpy as np
 
-from ..kinds import inverted_pair, kind_of
+from ..elicit.distribution import Position
+from ..kinds import base, inverted_pair, kind_of
 from .base import Prompt
 
 
@@ -249,4 +259,34 @@ class SimulatedModel:
         answer = int(min(99, max(1, round(value))))
         if answer == 50:
             answer = 49 if rng.random() < 0.5 else 51
+        if prompt.mode == "json":
+            return f'{{"probability": {answer}}}'
         return _STYLES[int(rng.integers(len(_STYLES)))].format(v=answer)
+
+    def logprobs(self, prompt: Prompt) -> list[Position]:
+        """Logprobs mode: the answer position's top 20 tokens (see the module doc)."""
+        meta = prompt.meta
+        rng = _rng(self.seed, "logprobs", self.name, meta.get("suite"), meta.get("item"),
+                   meta.get("condition"), meta.get("role"))
+        kind = kind_of(str(meta.get("kind")))
+        fifty, prose = self._refusal_rates(meta)
+        draw = rng.random()
+        mean = kind.simulated_answer(meta, self)
+        top: tuple[tuple[str, float], ...]
+        if base.BINARY in kind.families and not (draw < fifty + prose):
+            p = min(0.995, max(0.005, mean / 100.0))
+            top = (("Yes", math.log(0.97 * p)), ("No", math.log(0.97 * (1 - p))), ("I", math.log(0.03)))
+        elif draw < fifty and kind.fifty_is_refusal:
+            top = (("50", math.log(0.97)), ("I", math.log(0.03)))
+        elif draw < fifty + prose:
+            top = (("I", math.log(0.9)), ("50", math.log(0.05)), ("Sorry", math.log(0.05)))
+        else:
+            sd = max(0.5, self.parameter(kind.sim_noise))
+            values = np.arange(1, 100)
+            weights = np.exp(-0.5 * ((values - mean) / sd) ** 2)
+            weights = 0.97 * weights / weights.sum()
+            best = np.argsort(-weights)[:19]
+            top = (*((str(int(values[i])), math.log(max(float(weights[i]), 1e-300))) for i in best),
+                   ("I", math.log(0.03)))
+        token, logprob = max(top, key=lambda t: t[1])
+        return [Position(token, logprob, tuple(top)), Position("<|end|>", 0.0, (("<|end|>", 0.0),))]

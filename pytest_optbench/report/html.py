@@ -157,6 +157,7 @@ def metadata_section(outcome: Outcome, model: RunModel, metadata: Mapping[str, A
     pairs = [
         ("models answering", model.headline.model if outcome.records else "(none)"),
         ("item x condition results", str(model.headline.results)),
+        ("elicitation", model.headline.elicit),
         ("languages", ", ".join(sorted({r.language for r in outcome.records})) or "(none)"),
         ("suites", ", ".join(sorted({r.suite for r in outcome.records})) or "(none)"),
     ]

@@ -57,7 +57,8 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
     head = model.headline
     lines = [f"## pytest-optbench: {cell(head.model)}", ""]
     icon = "❌" if head.failed else "✅"
-    lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · prompt `{head.prompt_hash}`")
+    lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · elicit `{head.elicit}` · "
+                 f"prompt `{head.prompt_hash}`")
     if model.scale:
         lines += [""] + [f"- {'⚠️ ' if line.tone else ''}{cell(line.text.strip())}" for line in model.scale]
     if head.missing:

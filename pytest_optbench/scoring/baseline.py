@@ -40,7 +40,9 @@ from .tolerances import DEFAULT_TOLERANCES, effective_tolerance
 # compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
 # that ran, so it changes with the selection (-k, --language) although no prompt did.
 COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",
-                     "keep_fifty", "base_url_set")
+                     "keep_fifty", "base_url_set", "elicit")
+# Settings a report written before they existed did not record, and the value it had then.
+SETTING_DEFAULTS = {"elicit": "text"}
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,11 @@ class Comparison:
 def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
     out = []
     for key in COMPARED_SETTINGS:
-        if current.get(key) != baseline.get(key):
-            out.append(f"{key}: baseline {baseline.get(key)!r}, now {current.get(key)!r}")
+        now, before = (run.get(key, SETTING_DEFAULTS.get(key)) for run in (current, baseline))
+        if now != before:
+            why = (" (each elicitation mode is a different measurement: the changes below compare unlike "
+                   "with unlike)") if key == "elicit" else ""
+            out.append(f"{key}: baseline {before!r}, now {now!r}{why}")
     return out
 
 

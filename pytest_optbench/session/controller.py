@@ -109,6 +109,9 @@ class ControllerSession:
             "samples_override": settings.samples,
             "temperature_override": settings.temperature,
             "system_prompt_override": settings.system_prompt is not None,
+            # How answers were asked for (each mode is a different elicitation); several
+            # joined by "+" when suites or items chose different modes.
+            "elicit": "+".join(sorted({r.elicit for r in self.records.values()})) or (settings.elicit or "text"),
             "prompt_hash": self.prompt_hash(),
             "suite_prompt_hashes": self.suite_prompt_hashes(),
         }

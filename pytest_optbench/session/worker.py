@@ -281,7 +281,7 @@ def get_worker(config: pytest.Config) -> WorkerSession:
 def provider_options(options: RunOptions) -> Any:
     from ..providers.api import ProviderOptions
 
-    return ProviderOptions(options.base_url, options.timeout, options.seed)
+    return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback)
 
 
 def batch_elicitor(model: Any, store: Any, settings: Any, options: RunOptions, shard: tuple[int, int],

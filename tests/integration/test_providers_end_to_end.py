@@ -285,3 +285,35 @@ def test_report_names_the_model_that_answered(optbench, api):
     assert "model pipeline" in result.text, result.text
     assert {item["model"] for item in result.report["items"]} == {"pipeline"}
     assert result.report["run"]["model"] == "pipeline"
+
+
+def test_elicit_modes_end_to_end_and_a_baseline_in_another_mode_is_flagged(optbench, api):
+    """json mode through the plugin: the schema is sent, answers are json answers, the run
+    says its mode; a later text run against it as baseline names the different mode; the
+    text run's store keys are not the json run's."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    first = run(optbench, api, "--optbench-elicit", "json")
+    assert first.report is not None and first.report["run"]["elicit"] == "json"
+    assert "| elicit json |" in first.text
+    assert all(r.body.get("response_format", {}).get("type") == "json_schema" for r in api.requests)
+    assert {a["mode"] for a in every_answer(first.report)} == {"json"}
+    baseline = optbench.path / "json.json"
+    baseline.write_text(json.dumps(first.report))
+    sent = len(api.requests)
+    second = run(optbench, api, "--optbench-baseline", str(baseline))
+    assert len(api.requests) > sent  # text keys differ from json keys: asked again
+    assert second.report is not None and second.report["run"]["elicit"] == "text"
+    differences = second.report["baseline"]["setting_differences"]
+    assert any(d.startswith("elicit: baseline 'json', now 'text'") for d in differences)
+
+
+def test_logprobs_mode_with_a_server_that_rejects_it_falls_back_once(optbench, api):
+    api.reject_params = ("logprobs",)
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    result = run(optbench, api, "--optbench-elicit", "logprobs")
+    assert result.report is not None
+    answers = every_answer(result.report)
+    assert len(answers) == PROMPTS and {a["mode"] for a in answers} == {"text"}  # one greedy request each
+    assert sum("logprobs" in r.body for r in api.requests) <= 16  # found out once, not per prompt
+    assert "logprobs elicitation is not available" in result.text
+    assert "elicitation: 6 of 6 answers asked in json or logprobs mode were read as text" in result.text

@@ -18,12 +18,13 @@ PACKAGE = Path(pytest_optbench.__file__).parent
 # Lower layers never import higher ones (suite YAML -> ... -> reports -> sessions -> hooks).
 LAYERS = [
     ("options", "text", "metrics"),
-    ("didyoumean", "numerals", "kinds", "suites", "records", "elicit.parse", "elicit.extract"),
+    ("didyoumean", "numerals", "kinds", "suites", "records", "elicit.parse", "elicit.extract", "elicit.modes",
+     "elicit.distribution"),
     ("suite_checks", "translations", "facts"),
     ("prompts", "providers", "lint", "bank"),
     ("elicit", "scoring"),
     ("report",),
-    ("collect", "session", "cli", "testing", "testing_batches", "testing_requests"),
+    ("collect", "session", "cli", "testing", "testing_batches", "testing_requests", "testing_logprobs"),
     ("plugin",),
 ]
 

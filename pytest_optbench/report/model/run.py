@@ -79,6 +79,7 @@ class Headline:
     gates: GateCounts
     lines: tuple[Line, ...]  # usage, failed calls, provider notes
     missing: tuple[str, ...]  # items that failed without sending answers
+    elicit: str = "text"  # how answers were asked for (text, json, logprobs; "+"-joined if mixed)
 
     @property
     def failed(self) -> bool:
@@ -108,7 +109,8 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     given = metadata.get("model")
     # Who answered and why (a conftest model, the --model one, or one wrapping it).
     model = printable("; ".join(metadata.get("answered_by") or []) or ", ".join(models) or (str(given) if given else "none"))
-    run_line = (f"model {model} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
+    elicit = printable(str(metadata.get("elicit") or "+".join(sorted({r.elicit for r in outcome.records})) or "text"))
+    run_line = (f"model {model} | elicit {elicit} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
                 f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
     usage = outcome.usage()
     # Headlines first: a low parse rate, no model, nothing selected.
@@ -123,13 +125,33 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     if usage["failed_calls"]:
         lines.append(Line(f"{usage['failed_calls']:,} answer(s) failed (after the retries that could help); they "
                           "count in error_rate and their items failed", FAIL_TONE))
+    if line := served_line(outcome):
+        lines.append(Line(line, WARN))
     lines += [Line(f"note: {note}", WARN) for note in outcome.notes()]
     lines += scale_lines(outcome, metadata)  # shard, batch cost and pending items
     failed = sum(v.verdict == FAIL for v in outcome.verdicts)
     passed = sum(v.verdict == PASS for v in outcome.verdicts)
     counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed)
     return Headline(model, run_line, len(outcome.records), str(metadata.get("prompt_hash")), counts, tuple(lines),
-                    tuple(outcome.missing))
+                    tuple(outcome.missing), elicit)
+
+
+def served_line(outcome: Outcome) -> str | None:
+    """Answers asked for in json or logprobs mode that were read as text (the server fell
+    back or ignored the request), and in logprobs mode the mean mass accounted for."""
+    asked = [a for r in outcome.records if r.elicit != "text" for a in r.answers() if a.raw is not None]
+    if not asked:
+        return None
+    as_text = sum(a.mode == "text" for a in asked)
+    masses = [a.mass for a in asked if a.mass is not None]
+    parts = []
+    if as_text:
+        parts.append(f"{as_text:,} of {len(asked):,} answers asked in json or logprobs mode were read as text "
+                     "(the server fell back or ignored the request; see notes)")
+    if masses:
+        parts.append(f"logprobs: mean probability mass on the answer {sum(masses) / len(masses):.2f} "
+                     f"over {len(masses):,} answers")
+    return "elicitation: " + "; ".join(parts) if parts else None
 
 
 class RunModel:
