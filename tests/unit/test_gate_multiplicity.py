@@ -255,6 +255,17 @@ def test_an_underpowered_ci_gate_is_flagged_and_said_once() -> None:
     assert sentence.startswith("gate error_rate <= 0.02 on s0/base is underpowered: with n = 40 its CI detects")
 
 
+def test_a_gate_underpowered_on_many_suites_is_one_sentence() -> None:
+    """The bundled thresholds apply one gate to ten languages: one line, not ten."""
+    aggs = [rate(1, 40, f"s{j}") for j in range(5)]
+    tight = Gate("error_rate", "max", 0.02, evidence="ci", min_n=1)
+    verdicts = evaluate([tight], aggs, {f"s{j}": ["inverted_pair"] for j in range(5)})
+    assert all(v.underpowered for v in verdicts)
+    (sentence,) = power_sentences(verdicts)
+    assert sentence.startswith("gate error_rate <= 0.02 is underpowered on 5 suite/condition pairs "
+                               "(s0/base, s1/base, s2/base and 2 more): with n = 40 their CIs detect a crossing only of")
+
+
 def test_a_far_crossing_fails_under_holm_whatever_the_number_of_resamples() -> None:
     """Beyond every bootstrap draw Student's tail decides, so the p is not stuck at 1 / (B + 1)
     (with 200 resamples and 20 gates, 20 / 201 > 0.025 would pass every gate)."""

@@ -317,14 +317,30 @@ def gate_family_text(verdicts: Sequence[Verdict], multiplicity: str | None = Non
 
 
 def power_sentences(verdicts: Sequence[Verdict]) -> list[str]:
-    """CI gates whose data cannot tell the ideal value from one well beyond the bound."""
-    out = []
+    """CI gates whose data cannot tell the ideal value from one well beyond the bound: one
+    sentence per gate of the thresholds file, however many suites it applies to."""
+    groups: dict[tuple[str, str], list[Verdict]] = {}
     for v in verdicts:
         if v.underpowered and v.detectable is not None:
-            out.append(f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} is underpowered: with "
-                       f"n = {v.n} its CI detects a crossing only of {detectable_text(v)} or more (80% power), "
-                       "more than the bound's distance from the ideal value; add items or samples "
-                       "(optbench power REPORT.json says how many)")
+            groups.setdefault((v.gate.metric, v.gate.bound_text), []).append(v)
+    out = []
+    advice = ("more than the bound's distance from the ideal value; add items or samples "
+              "(optbench power REPORT.json says how many)")
+    for (metric, bound), group in groups.items():
+        if len(group) == 1:
+            v = group[0]
+            out.append(f"gate {metric} {bound} on {v.suite}/{v.condition} is underpowered: with n = {v.n} its CI "
+                       f"detects a crossing only of {detectable_text(v)} or more (80% power), {advice}")
+            continue
+        where = ", ".join(f"{v.suite}/{v.condition}" for v in group[:3])
+        where += f" and {len(group) - 3} more" if len(group) > 3 else ""
+        ns = sorted({v.n for v in group if v.n is not None})
+        n_text = f"n = {ns[0]}" if len(ns) == 1 else f"n = {ns[0]} to {ns[-1]}"
+        by_size = sorted(group, key=lambda v: v.detectable or 0.0)
+        low, high = detectable_text(by_size[0]), detectable_text(by_size[-1])
+        crossing = low if low == high else f"{low} to {high}"
+        out.append(f"gate {metric} {bound} is underpowered on {len(group)} suite/condition pairs ({where}): with "
+                   f"{n_text} their CIs detect a crossing only of {crossing} or more (80% power), {advice}")
     return out
 
 
