@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import pair_suite
 from pytest_optbench.cli import main as optbench_main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,13 +19,15 @@ SUITES = ("track_b.yaml", "conjunction.yaml", "dose_response.yaml", "known_answe
 
 
 def pytest_run(pytester: pytest.Pytester, report: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    """In this process (the integration conftest preloads what scoring imports), as every
+    end-to-end case runs; an xdist shard's workers are processes of their own anyway."""
+    return pytester.runpytest_inprocess(
         "suites", "--model", "sim:optimist", "--optbench-report", str(report), "--optbench-bootstrap", "300",
         "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", "-q", *args)
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def runs(tmp_path_factory: pytest.TempPathFactory, preloaded: None) -> dict[str, object]:
     """One serial run and four shard runs (the third with -n 2) in one directory."""
     root = tmp_path_factory.mktemp("shards")
     (root / "suites").mkdir()
@@ -130,17 +133,12 @@ def test_merge_names_what_differs_or_is_missing(pytester, runs, capsys, monkeypa
     assert code == 4 and "cannot read the report" in capsys.readouterr().err
 
 
-def test_more_shards_than_items_leaves_empty_shards_that_pass_and_merge(pytester, capsys, monkeypatch):
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from conftest import pair_suite
-
+def test_more_shards_than_items_leaves_empty_shards_that_pass_and_merge(pytester, preloaded, capsys, monkeypatch):
     (pytester.path / "suites").mkdir()
     (pytester.path / "suites" / "pairs.yaml").write_text(pair_suite(n=2))
     codes = []
     for index in range(1, 4):
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest_inprocess(
             "suites", "--model", "sim:calibrated", "--optbench-shard", f"{index}/3", "--optbench-report",
             f"p{index}.json", "--optbench-bootstrap", "200", "-p", "no:cacheprovider")
         codes.append(result.ret)
