@@ -1,15 +1,4 @@
-"""Repository-level pytest setup: pytester for plugin tests, Hypothesis profiles."""
-
-import os
-
-from hypothesis import HealthCheck, settings
+"""Repository-level pytest setup: pytester for the plugin's tests (pytest_plugins may only be
+set here). Nothing beyond pytest itself: `pytest suites` runs on the plain install."""
 
 pytest_plugins = ["pytester"]
-
-# dev: quick local runs; ci: more examples, no deadline (CI machines are noisy).
-settings.register_profile("dev", max_examples=50, deadline=None)
-settings.register_profile(
-    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
-)
-settings.register_profile("fuzz-long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

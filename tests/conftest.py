@@ -1,0 +1,14 @@
+"""Hypothesis profiles for the plugin's own tests (here, not in the repository's conftest.py:
+the audit command runs with the plain install, which has no Hypothesis)."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# dev: quick local runs; ci: more examples, no deadline (CI machines are noisy).
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile(
+    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("fuzz-long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
