@@ -51,11 +51,7 @@ def fake(shared_server):
     """``fake(**FakeBatches fields)``: the shared server with fresh batch state."""
 
     def configure(**changes) -> FakeAPI:
-        shared_server.batches = FakeBatches(**changes)
-        shared_server.requests = []
-        shared_server.reject_params = ()
-        shared_server.support_n = True
-        return shared_server
+        return shared_server.reconfigure(batches=FakeBatches(**changes))
 
     return configure
 

@@ -42,13 +42,7 @@ def server():
 @pytest.fixture
 def fake(server):
     def configure(**changes) -> FakeAPI:
-        template = FakeAPI(**{"answer": lambda request, index: "65", **changes})
-        with server._lock:
-            for name in ("answer", "reject_params", "structured", "token_style", "completions_shape",
-                         "logprobs_for", "support_n", "max_top_logprobs"):
-                setattr(server, name, getattr(template, name))
-            server.requests = []
-        return server
+        return server.reconfigure(**{"answer": lambda request, index: "65", **changes})
     return configure
 
 

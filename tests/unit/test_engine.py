@@ -46,10 +46,6 @@ def settings(**changes) -> EngineSettings:
     return EngineSettings(**{**FAST.__dict__, **changes})
 
 
-CONFIG_FIELDS = ("answer", "latency", "faults", "fault_for", "retry_after", "support_n", "reject_params",
-                 "timeout_sleep", "max_n", "cut_off")
-
-
 @pytest.fixture(scope="module")
 def shared_server():
     """One FakeAPI for the module (stopping a server costs half a second); ``fake`` resets it."""
@@ -60,16 +56,7 @@ def shared_server():
 @pytest.fixture
 def fake(shared_server):
     """``fake(**FakeAPI fields)``: the shared server, configured afresh, with no requests seen."""
-
-    def configure(**changes) -> FakeAPI:
-        template = FakeAPI(**changes)
-        with shared_server._lock:
-            for name in CONFIG_FIELDS:
-                setattr(shared_server, name, getattr(template, name))
-            shared_server.requests = []
-        return shared_server
-
-    return configure
+    return shared_server.reconfigure
 
 
 @pytest.fixture

@@ -63,16 +63,7 @@ def server():
 @pytest.fixture
 def fake(server):
     """The shared server, configured afresh, with no requests seen."""
-
-    def configure(**changes: object) -> FakeAPI:
-        template = FakeAPI(**changes)
-        with server._lock:
-            for name in ("answer", "latency", "faults", "fault_for", "retry_after", "timeout_sleep"):
-                setattr(server, name, getattr(template, name))
-            server.requests = []
-        return server
-
-    return configure
+    return server.reconfigure
 
 
 @pytest.fixture
