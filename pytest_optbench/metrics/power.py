@@ -20,7 +20,7 @@ for "is there any change".
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,18 +178,7 @@ def required_items(effect: float, sd: float, alpha: float = 0.05, power: float =
 
     if enough(2):
         return 2
-    low, high = 2, 4  # not enough(low), and search until enough(high)
-    while not enough(high):
-        if high >= limit:
-            return None
-        low, high = high, min(high * 2, limit)
-    while high - low > 1:
-        mid = (low + high) // 2
-        if enough(mid):
-            high = mid
-        else:
-            low = mid
-    return high
+    return _smallest(enough, 2, limit)
 
 
 def required_samples(effect: float, components: VarianceComponents, items: int, change: bool = False,
@@ -203,10 +192,17 @@ def required_samples(effect: float, components: VarianceComponents, items: int, 
 
     if not enough(limit):
         return None
-    low, high = 0, 1
+    return _smallest(enough, 0, limit)
+
+
+def _smallest(enough: Callable[[int], bool], low: int, limit: int) -> int | None:
+    """The smallest n in (low, limit] with ``enough(n)``, for a monotone ``enough`` false at
+    ``low``: doubling to bracket it, then bisection; None when even ``limit`` is not enough."""
+    high = max(2 * low, low + 1)
     while not enough(high):
-        low, high = high, high * 2
-    high = min(high, limit)
+        if high >= limit:
+            return None
+        low, high = high, min(high * 2, limit)
     while high - low > 1:
         mid = (low + high) // 2
         if enough(mid):
