@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..elicit.modes import TEXT
 from .api import NON_RETRYABLE_CODES, ApiRequest
 from .batch_api import (
     BatchClient,
@@ -47,20 +48,9 @@ class OpenAIBatches(BatchClient):
         return openai
 
     def body(self, request: ApiRequest) -> dict[str, Any]:
-        """What the real-time path sends for this request, as the provider stands now."""
-        api = self.api
-        body: dict[str, Any] = {
-            "model": api.model,
-            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
-        }
-        n = min(request.n, api.max_n)
-        if n > 1:
-            body["n"] = n
-        if api.send_temperature:
-            body["temperature"] = request.temperature
-        if request.max_tokens:
-            body[api.token_parameter] = request.max_tokens
-        return body
+        """What the real-time path sends for this request, as the provider stands now (batch
+        lines are text mode: json and logprobs prompts are asked in real time)."""
+        return self.api.params(request, TEXT)
 
     def encode(self, line: BatchLine) -> bytes:
         return dumps({"custom_id": line.custom_id, "method": "POST", "url": ENDPOINT, "body": self.body(line.request)})

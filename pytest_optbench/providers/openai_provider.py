@@ -70,12 +70,7 @@ class OpenAIProvider(ApiProvider):
     async def generate(self, request: ApiRequest) -> ApiResult:
         for _ in range(6):  # each pass may drop one parameter the server rejected
             mode = self.served_mode(request.mode)
-            params: dict[str, Any] = {
-                "model": self.model,
-                "messages": [{"role": "system", "content": request.system},
-                             {"role": "user", "content": request.user}],
-            }
-            self._common(params, request, mode)
+            params = self.params(request, mode)
             try:
                 response = await self._create(params)
             except self._openai.BadRequestError as exc:
@@ -87,6 +82,16 @@ class OpenAIProvider(ApiProvider):
                 raise self._failure(exc) from None
             return self._with_mode(self._result(response), response, mode)
         raise CallFailed(f"{self.provider}: the server rejected the request after parameter changes", retryable=False)
+
+    def params(self, request: ApiRequest, mode: str) -> dict[str, Any]:
+        """The request body as the provider stands now (parameters the server rejected are
+        gone); batch lines send the same body."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
+        }
+        self._common(params, request, mode)
+        return params
 
     async def _create(self, params: dict[str, Any]) -> Any:
         return await self.client.chat.completions.create(**params)
