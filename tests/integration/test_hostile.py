@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,36 +24,13 @@ import openai  # noqa: F401
 import pytest
 import scipy.stats  # noqa: F401
 import yaml
+from _limits import child_env, limited_command
 
 from pytest_optbench.testing import FakeAPI
 
 matplotlib.use("Agg")
 
 KEY = "sk-test-HOSTILE-abcdef0123456789"
-ROOT = Path(__file__).resolve().parents[2]
-# Limits for a child run, set by a prelude that then execs it (no preexec_fn: this process has
-# threads, the FakeAPI server): CPU seconds, bytes of memory, bytes per file written (a full
-# disk: writes past it fail with EFBIG instead of killing the process).
-PRELUDE = """
-import os, resource, signal, sys
-cpu, memory, files = (int(x) for x in sys.argv[1:4])
-if cpu:
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-if memory:
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-if files:
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
-os.execv(sys.executable, [sys.executable, *sys.argv[4:]])
-"""
-
-
-def limited_command(args: list[str], cpu_seconds: int = 0, memory_mb: int = 0, file_bytes: int = 0) -> list[str]:
-    return [sys.executable, "-c", PRELUDE, str(cpu_seconds), str(memory_mb << 20), str(file_bytes), *args]
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    return {**os.environ, **extra, "PYTHONPATH": str(ROOT)}
 
 
 def pair_suite(n: int = 4, suite: str = "demo", scenario: str = "A team has planned a launch for months.",

@@ -1,5 +1,6 @@
-"""Run hostile reproductions in a child process under CPU-time, memory and file-size limits,
-so that a regression ends that child, never the machine (and no test measures wall-clock time).
+"""Run hostile reproductions (unit and integration tests alike) in a child process under
+CPU-time, memory and file-size limits, so that a regression ends that child, never the
+machine (and no test measures wall-clock time).
 
 The limits are set by a small prelude that then execs the real command: no ``preexec_fn``,
 which is unsafe in a process with threads (the FakeAPI server is one).
@@ -15,7 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 PRELUDE = """
 import os, resource, signal, sys
