@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from _multiple_testing import reference_bh, reference_holm
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -389,26 +390,6 @@ def test_ece_confidence_contract(plugin: float, corrected: float, sd: float, nul
 
 
 # --------------------------------------------------------------------------- gates
-
-
-def reference_holm(p: list[float]) -> list[float]:
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    out, running = [0.0] * m, 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[i]))
-        out[i] = running
-    return out
-
-
-def reference_bh(p: list[float]) -> list[float]:
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i], reverse=True)
-    out, running = [0.0] * m, 1.0
-    for rank, i in enumerate(order):
-        running = min(running, p[i] * m / (m - rank))
-        out[i] = running
-    return out
 
 
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=30))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _multiple_testing import reference_bh, reference_holm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,25 +36,6 @@ Z975, Z80 = 1.959963984540054, 0.8416212335729143
 def binomial_tail(x: int, n: int, v: float) -> float:
     """P(Bin(n, v) >= x), summed term by term."""
     return sum(math.comb(n, k) * v ** k * (1 - v) ** (n - k) for k in range(x, n + 1))
-
-
-def reference_holm(p: list[float]) -> list[float]:
-    order = sorted(range(len(p)), key=lambda i: p[i])
-    out, running = [0.0] * len(p), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        out[i] = running
-    return out
-
-
-def reference_bh(p: list[float]) -> list[float]:
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i], reverse=True)
-    out, running = [0.0] * m, 1.0
-    for rank, i in enumerate(order):
-        running = min(running, p[i] * m / (m - rank))
-        out[i] = running
-    return out
 
 
 def rate(x: int, n: int, suite: str = "s", metric: str = "error_rate") -> Aggregate:
