@@ -113,7 +113,9 @@ class FakeAPI:
 
         self._server = QuietServer(("127.0.0.1", self.port_number), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: stop() waits for the serving loop to notice, up to one interval.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True)
         self._thread.start()
         return self
 

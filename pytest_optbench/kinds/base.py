@@ -133,6 +133,9 @@ class Kind(Protocol):
     fifty_is_refusal: bool  # an answer of exactly 50 is a refusal (the spec's rule for pairs)
     sim_noise: str  # the simulated-model parameter that sets the answer noise (sd, pp)
     distinct: tuple[str, ...]  # question fields that identify an item (lint: no duplicates)
+    # VIOLATION family: the tolerance (pp) its rate is computed at unless a gate names another
+    # (scoring/tolerances.py says why each default is what it is).
+    default_tolerance: float
 
     def check_fields(self, fields: Mapping[str, Any], track: str | None) -> dict[str, Any]:
         """Type checks beyond "present and non-empty text"; the fields, normalised.
@@ -155,6 +158,11 @@ class Kind(Protocol):
         """Count the violations of this kind's rule (VIOLATION family) at ``tolerance`` pp."""
         ...
 
+    def checks(self, record: ItemRecord) -> int:
+        """How many checks of the violation rule one item makes when every answer is usable
+        (what "n of N checks usable" counts against)."""
+        ...
+
     def explain(self, record: ItemRecord) -> Violation | None:
         """How far one item breaks the rule at tolerance 0, for reports; None if no rule."""
         ...
@@ -170,6 +178,21 @@ class Kind(Protocol):
 
 def violation_metric(kind: Kind) -> str:
     return f"{kind.name}_violation_rate"
+
+
+def violation_counts(kind: Kind, records: Sequence[ItemRecord],
+                     tolerance: float) -> tuple[list[int], list[int], list[str]]:
+    """Per item with a usable answer set: (violations, checks), and the violating item ids,
+    for clustered intervals (a dose-response ladder is several checks, its adjacent steps).
+    The kind's own check decides, one item at a time."""
+    hits, checks, bad = [], [], []
+    for record in records:
+        found = kind.violations([record], tolerance)
+        if found.checks:
+            hits.append(found.hits)
+            checks.append(found.checks)
+            bad.extend(found.items)
+    return hits, checks, bad
 
 
 def item_rng(sim: Simulator, meta: Mapping[str, Any]) -> np.random.Generator:
@@ -193,6 +216,7 @@ class KindBase:
     fifty_is_refusal: bool = False
     sim_noise: str = "axiom_noise_sd"
     distinct: tuple[str, ...] = ()
+    default_tolerance: float = 0.0
 
     def check_fields(self, fields: Mapping[str, Any], track: str | None) -> dict[str, Any]:
         return dict(fields)
@@ -211,6 +235,9 @@ class KindBase:
 
     def violations(self, records: Sequence[ItemRecord], tolerance: float) -> Violations:
         raise NotImplementedError(f"kind {self.name} has no violation rule")
+
+    def checks(self, record: ItemRecord) -> int:
+        return 1
 
     def explain(self, record: ItemRecord) -> Violation | None:
         return None

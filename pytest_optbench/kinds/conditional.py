@@ -18,6 +18,7 @@ class Conditional(AxiomSet):
     roles = ("a", "b_given_a", "both")
     fields = (FieldSpec("scenario"), FieldSpec("a"), FieldSpec("b_given_a"), FieldSpec("both"))
     distinct = ("both",)
+    default_tolerance = 10.0  # a product of two noisy means: three SDs of its residual
 
     def rule(self, first: np.ndarray, second: np.ndarray, joint: np.ndarray, tolerance: float) -> np.ndarray:
         from ..metrics import axioms

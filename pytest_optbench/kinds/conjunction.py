@@ -18,6 +18,7 @@ class Conjunction(AxiomSet):
     roles = ("a", "b", "both")
     fields = (FieldSpec("scenario"), FieldSpec("a"), FieldSpec("b"), FieldSpec("both"))
     distinct = ("both",)
+    default_tolerance = 2.0  # the rounding of answers and of their means
 
     def rule(self, first: np.ndarray, second: np.ndarray, joint: np.ndarray, tolerance: float) -> np.ndarray:
         from ..metrics import axioms

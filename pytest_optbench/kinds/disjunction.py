@@ -18,6 +18,7 @@ class Disjunction(AxiomSet):
     roles = ("a", "b", "either")
     fields = (FieldSpec("scenario"), FieldSpec("a"), FieldSpec("b"), FieldSpec("either"))
     distinct = ("either",)
+    default_tolerance = 2.0  # the rounding of answers and of their means
 
     def rule(self, first: np.ndarray, second: np.ndarray, joint: np.ndarray, tolerance: float) -> np.ndarray:
         from ..metrics import axioms

@@ -41,6 +41,10 @@ class DoseResponse(KindBase):
     )
     families = (VIOLATION,)
     distinct = ("question",)
+    default_tolerance = 2.0  # the rounding of answers and of their means
+
+    def checks(self, record: ItemRecord) -> int:
+        return max(0, len(record.prompts) - 1)  # one per adjacent pair of rungs
 
     def check_fields(self, fields: Mapping[str, Any], track: str | None) -> dict[str, Any]:
         if fields["direction"] not in DIRECTIONS:

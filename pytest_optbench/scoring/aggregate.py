@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..kinds import KINDS, DerivedTable, kind_of, uses, violation_metric
-from ..kinds.base import BINARY, SKEW, VIOLATION
+from ..kinds.base import BINARY, SKEW, VIOLATION, violation_counts
 from ..metrics import axioms
 from ..metrics import calibration as cal
 from ..metrics import skew as skew_metrics
@@ -34,7 +34,6 @@ from ..metrics.stats import (
 from ..records import REFUSAL_VALUE, ItemRecord
 from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
 from .labels import quadrant_label
-from .tolerances import DEFAULT_TOLERANCES
 
 
 def _kinds_using(family: str) -> tuple[str, ...]:
@@ -327,18 +326,8 @@ def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float)
 
 def axiom_violation_counts(records: Sequence[ItemRecord], kind: str,
                            tolerance: float) -> tuple[list[int], list[int], list[str]]:
-    """Per item with a usable answer set: (violations, checks), and the violating item ids,
-    for clustered intervals (a dose-response ladder is several checks, its adjacent steps).
-    The kind's own check decides, one item at a time."""
-    spec = kind_of(kind)
-    hits, checks, bad = [], [], []
-    for record in records:
-        found = spec.violations([record], tolerance)
-        if found[1]:
-            hits.append(int(found[0]))
-            checks.append(int(found[1]))
-            bad.extend(found[2])
-    return hits, checks, bad
+    """Per item (violations, checks) and the violating ids: ``kinds.base.violation_counts``."""
+    return violation_counts(kind_of(kind), records, tolerance)
 
 
 def _axiom_family(group: _Group) -> list[Aggregate]:
@@ -351,8 +340,8 @@ def _axiom_family(group: _Group) -> list[Aggregate]:
             continue
         metric = violation_metric(kind)
         # The metric's default tolerance, and every other one a gate asks for (0 only then).
-        for tolerance in sorted({DEFAULT_TOLERANCES.get(metric, 0.0), *group.options.tolerances.get(metric, ())}):
-            hits, checks, bad = axiom_violation_counts(records, kind.name, tolerance)
+        for tolerance in sorted({kind.default_tolerance, *group.options.tolerances.get(metric, ())}):
+            hits, checks, bad = violation_counts(kind, records, tolerance)
             out.append(group.rate(metric, hits, checks, tolerance=tolerance,
                                   detail={"violating_items": bad}))
     return out

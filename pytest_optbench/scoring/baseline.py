@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..kinds import KINDS, violation_metric
+from ..kinds.base import VIOLATION, violation_counts
 from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
 from ..metrics.confidence import (
@@ -29,12 +31,11 @@ from ..metrics.skew import pair_skews
 from ..records import REFUSAL_VALUE, ItemRecord
 from .aggregate import (
     AggregateOptions,
-    axiom_violation_counts,
     finite_or_none,
     pair_answers,
     seeded_rng,
 )
-from .tolerances import DEFAULT_TOLERANCES, effective_tolerance
+from .tolerances import effective_tolerance
 
 # Run settings that change answers: a difference is stated above the comparison. Prompts are
 # compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
@@ -211,12 +212,12 @@ def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord,
     if binary:
         out.extend(_binary_changes(suite, condition, binary, options))
 
-    for kind in ("conjunction", "disjunction", "conditional", "dose_response"):
-        sets = [(a, b) for a, b in pairs if a.kind == kind]
-        metric = f"{kind}_violation_rate"
+    for kind in KINDS.values():
+        sets = [(a, b) for a, b in pairs if a.kind == kind.name] if VIOLATION in kind.families else []
+        metric = violation_metric(kind)
         # At the metric's default tolerance and at each one a gate asks for, as the aggregates.
-        for tolerance in sorted({DEFAULT_TOLERANCES[metric], *options.tolerances.get(metric, ())}) if sets else ():
-            counts = [axiom_violation_counts([x[i] for x in sets], kind, tolerance)[:2] for i in (0, 1)]
+        for tolerance in sorted({kind.default_tolerance, *options.tolerances.get(metric, ())}) if sets else ():
+            counts = [violation_counts(kind, [x[i] for x in sets], tolerance)[:2] for i in (0, 1)]
             change = _rate_change(suite, condition, metric, counts[0], counts[1])
             out.append(replace(change, tolerance=tolerance) if change is not None else None)
     return [c for c in out if c is not None]

@@ -26,19 +26,20 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
+from ..kinds import kind_of, uses, violation_metric
+from ..kinds.base import VIOLATION
 from ..records import ItemRecord
 from .families import BINARY_METRICS
 
 CONFIDENCE = 0.95
 MEAN_MIN_N = 6  # smallest n with 2 / 2**n < 0.05
-RATE_METRICS = frozenset({
-    "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
-    "dose_response_violation_rate", "parse_rate", "refusal_rate", "error_rate",
-})
 PAIR_METRICS = frozenset({"skew", "delta_plus", "delta_minus", "complement_violation", "calibration_error"})
 ANSWER_METRICS = frozenset({"parse_rate", "refusal_rate", "error_rate"})
-VIOLATION_KINDS = {"conjunction": "conjunction_violation_rate", "disjunction": "disjunction_violation_rate",
-                   "conditional": "conditional_violation_rate", "dose_response": "dose_response_violation_rate"}
+
+
+def is_rate(metric: str) -> bool:
+    """Is this metric a rate of checks or answers (with an exact binomial CI)?"""
+    return metric in ANSWER_METRICS or metric.endswith("_violation_rate")
 
 
 def rate_min_n(bound_kind: str, bound: float, confidence: float = CONFIDENCE) -> int:
@@ -53,7 +54,7 @@ def rate_min_n(bound_kind: str, bound: float, confidence: float = CONFIDENCE) ->
 
 def default_min_n(metric: str, bound_kind: str, bound: float) -> int:
     """The documented default of a gate's ``min_n``."""
-    if metric in RATE_METRICS and bound_kind in ("max", "min", "max_abs"):
+    if is_rate(metric) and bound_kind in ("max", "min", "max_abs"):
         return max(1, rate_min_n(bound_kind, bound))
     return MEAN_MIN_N  # means over items, and every change against a baseline
 
@@ -94,10 +95,9 @@ def possible_n(records: Iterable[ItemRecord]) -> dict[tuple[str, str, str], int]
                 counts["calibration_error"] += r.expected is not None
             elif r.kind == "binary":
                 counts["binary"] += 1
-            elif r.kind in VIOLATION_KINDS:
-                counts[VIOLATION_KINDS[r.kind]] += max(0, len(r.prompts) - 1) if r.kind == "dose_response" else 1
-            else:  # a kind from the registry the table above does not know: one check per item
-                counts[f"{r.kind}_violation_rate"] += 1
+            elif uses(r.kind, VIOLATION):
+                kind = kind_of(r.kind)
+                counts[violation_metric(kind)] += kind.checks(r)
         for metric, count in counts.items():
             if count:
                 out[(suite, condition, metric)] = count

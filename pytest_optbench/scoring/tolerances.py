@@ -19,12 +19,12 @@ whole numbers (and of the means of a few of them): 2 pp.
 
 from __future__ import annotations
 
-DEFAULT_TOLERANCES: dict[str, float] = {
-    "conjunction_violation_rate": 2.0,
-    "disjunction_violation_rate": 2.0,
-    "conditional_violation_rate": 10.0,
-    "dose_response_violation_rate": 2.0,
-}
+from ..kinds import KINDS, DerivedTable, violation_metric
+from ..kinds.base import VIOLATION
+
+# Each kind declares its own (``Kind.default_tolerance``); this table follows the registry.
+DEFAULT_TOLERANCES: DerivedTable[str, float] = DerivedTable(lambda: {
+    violation_metric(kind): kind.default_tolerance for kind in KINDS.values() if VIOLATION in kind.families})
 
 
 def effective_tolerance(metric: str, tolerance: float | None) -> float | None:
@@ -32,7 +32,6 @@ def effective_tolerance(metric: str, tolerance: float | None) -> float | None:
     ``None`` for every other metric."""
     if not metric.endswith("_violation_rate"):
         return None
-    # A kind registered later (kinds.register) has no default here: 0, as version 1 said.
     return DEFAULT_TOLERANCES.get(metric, 0.0) if tolerance is None else float(tolerance)
 
 

@@ -71,7 +71,7 @@ def test_batch_run_with_faults_then_a_rerun_finishes_without_resubmitting(optben
     faults = Faults("A person has worked on plan number 0 for several weeks.\n\n"
                     "What is the probability that plan 0 succeeds?")
     with FakeAPI(batches=FakeBatches(polls=1, fault_for=faults.batch, line_fault=faults.line)) as server:
-        first = run(optbench, server, "--optbench-batch-wait", "10")
+        first = run(optbench, server, "--optbench-batch-wait", "5")  # the held batch keeps it to the end
         assert first.ret == 0, first.text
         report = first.report
         pending = report["items_pending"]

@@ -53,7 +53,11 @@ from pytest_optbench.scoring.aggregate import (
     axiom_violations,
     primary_answer,
 )
-from pytest_optbench.scoring.gates import FAIL, evaluate, parse_thresholds
+from pytest_optbench.report.model.tables import KEY_ORDER
+from pytest_optbench.scoring.baseline import compare
+from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, evaluate, parse_thresholds
+from pytest_optbench.scoring.minimum_data import possible_n
+from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 from pytest_optbench.suites import KIND_FIELDS, SuiteError, parse_suite
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "suite-format.md"
@@ -413,6 +417,7 @@ class ComplementPair(KindBase):
     fields = (FieldSpec("scenario"), FieldSpec("event"), FieldSpec("opposite"))
     families = (VIOLATION,)
     distinct = ("event",)
+    default_tolerance = 5.0
 
     def questions(self, fields: Mapping[str, Any]) -> list[Question]:
         scenario = str(fields.get("scenario", ""))
@@ -483,17 +488,29 @@ def test_a_new_kind_flows_through_every_module_by_the_registry_alone(toy: Comple
         records.append(ItemRecord("toy", item.id, "base", item.kind, "toy.yaml", model.name, prompts))
     assert [p.mean() for p in records[0].prompts] == [70.0, 40.0]
 
-    # aggregation and gates: the VIOLATION family reports <kind>_violation_rate at each tolerance
-    aggregates = aggregate(records, AggregateOptions(n_resamples=100,
-                                                     tolerances={"complement_pair_violation_rate": (15.0,)}))
-    rates = {a.tolerance: a for a in aggregates if a.metric == "complement_pair_violation_rate"}
-    assert (rates[0.0].value, rates[0.0].n, rates[0.0].detail["violating_items"]) == (1.0, 2, ["t1", "t2"])
+    # aggregation and gates: the VIOLATION family reports <kind>_violation_rate at the kind's
+    # default tolerance and at each one a gate names
+    metric = "complement_pair_violation_rate"
+    aggregates = aggregate(records, AggregateOptions(n_resamples=100, tolerances={metric: (15.0,)}))
+    rates = {a.tolerance: a for a in aggregates if a.metric == metric}
+    assert sorted(rates) == [5.0, 15.0] and DEFAULT_TOLERANCES[metric] == 5.0
+    assert (rates[5.0].value, rates[5.0].n, rates[5.0].detail["violating_items"]) == (1.0, 2, ["t1", "t2"])
     assert (rates[15.0].value, rates[15.0].detail["violating_items"]) == (0.0, [])
-    assert METRIC_KINDS["complement_pair_violation_rate"] == ("complement_pair",)
-    gates = parse_thresholds({"optbench": 1, "gates": [{"metric": "complement_pair_violation_rate", "max": 0.5,
-                                                        "min_n": 1, "tolerance": 0}]}, "thresholds.yaml")
+    assert METRIC_KINDS[metric] == ("complement_pair",)
+    assert possible_n(records)[("toy", "base", metric)] == 2  # one check per item (KindBase.checks)
+    assert metric in KEY_ORDER  # key-metric lists of every report
+    # a rate's default min_n, from its exact CI: max 0.25 needs 3 checks (a mean would need 6)
+    gates = parse_thresholds({"optbench": 1, "gates": [{"metric": metric, "max": 0.25}]}, "thresholds.yaml")
     (verdict,) = evaluate(gates, aggregates, {"toy": ["complement_pair"]})
-    assert verdict.verdict == FAIL, verdict.reason
+    assert (verdict.verdict, verdict.reason) == (NOT_EVALUATED, "2 checks usable, fewer than min_n 3")
+    gates = parse_thresholds({"optbench": 1, "gates": [{"metric": metric, "max": 0.5, "min_n": 1}]},
+                             "thresholds.yaml")
+    (verdict,) = evaluate(gates, aggregates, {"toy": ["complement_pair"]})
+    assert (verdict.verdict, verdict.value) == (FAIL, 1.0)  # the rate at 5 pp (at 15 pp it is 0)
+
+    # a baseline comparison covers the new rate too, at the same tolerances
+    comparison = compare(records, records, AggregateOptions(n_resamples=100), {"model": "a"}, {"model": "b"})
+    assert [(c.metric, c.tolerance) for c in comparison.changes if c.metric == metric] == [(metric, 5.0)]
 
     # reports explain a violation through the kind; the linter runs the kind's rules
     assert violation_size(records[0]) == (10.0, "P(event) + P(opposite) = 110.0, not 100")

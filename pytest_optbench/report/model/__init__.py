@@ -18,9 +18,9 @@ from __future__ import annotations
 from .compare import CompareModel, build_compare_model
 from .run import GateCounts, Headline, RunModel, build_run_model
 from .table import COMPACT, FULL, Cell, Column, Line, Row, Table
-from .tables import KEY_METRICS, gate_message
+from .tables import gate_message
 
 __all__ = [
-    "COMPACT", "FULL", "KEY_METRICS", "Cell", "Column", "CompareModel", "GateCounts", "Headline", "Line", "Row",
+    "COMPACT", "FULL", "Cell", "Column", "CompareModel", "GateCounts", "Headline", "Line", "Row",
     "RunModel", "Table", "build_compare_model", "build_run_model", "gate_message",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ...kinds import DerivedTable
 from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
 from ...scoring.crosslingual import LanguageMetric, LanguageSkew, spread
@@ -55,13 +56,16 @@ from .table import NOT_EVALUATED as NE_TONE
 from .table import PASS as PASS_TONE
 from .table import WARN as WARN_TONE
 
+
 # The metrics every "key metrics" list shows (Markdown, baseline changes, ``optbench
 # compare``), in this order; the JSON report has every metric.
-KEY_METRICS = ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc", "ece",
-               "ece_debiased",
-               "conjunction_violation_rate", "disjunction_violation_rate", "conditional_violation_rate",
-               "dose_response_violation_rate", "parse_rate", "refusal_rate")
-KEY_ORDER = {m: i for i, m in enumerate(KEY_METRICS)}
+# The violation rates come from the item-kind registry, in its order.
+def key_metrics() -> tuple[str, ...]:
+    return ("skew", "delta_plus", "delta_minus", "calibration_error", "brier", "overconfidence", "auc", "ece",
+            "ece_debiased", *VIOLATION_METRICS, "parse_rate", "refusal_rate")
+
+
+KEY_ORDER: DerivedTable[str, int] = DerivedTable(lambda: {m: i for i, m in enumerate(key_metrics())})
 VERDICT_TONE = {PASS: PASS_TONE, FAIL: FAIL_TONE, NOT_EVALUATED: NE_TONE}
 VERDICT_ORDER = {FAIL: 0, NOT_EVALUATED: 1, PASS: 2}  # failures first, passes last
 NO_SUITE = "(no suite ran)"
