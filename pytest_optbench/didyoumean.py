@@ -44,6 +44,8 @@ def is_near_miss(word: str, known: str, prefixes: bool = False) -> bool:
     if prefixes and min(len(word), len(known)) >= 4 and (word.startswith(known) or known.startswith(word)):
         return True
     limit = min(MAX_EDITS, max(1, (len(known) - 1) // 3))
+    if abs(len(word) - len(known)) > limit:  # each edit changes the length by one at most
+        return False
     return edit_distance(word.lower(), known.lower()) <= limit
 
 

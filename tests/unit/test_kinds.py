@@ -45,6 +45,7 @@ from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.model.items import violation_size
+from pytest_optbench.report.model.tables import KEY_ORDER
 from pytest_optbench.scoring.aggregate import (
     METRIC_KINDS,
     VIOLATION_METRICS,
@@ -53,7 +54,6 @@ from pytest_optbench.scoring.aggregate import (
     axiom_violations,
     primary_answer,
 )
-from pytest_optbench.report.model.tables import KEY_ORDER
 from pytest_optbench.scoring.baseline import compare
 from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, evaluate, parse_thresholds
 from pytest_optbench.scoring.minimum_data import possible_n
