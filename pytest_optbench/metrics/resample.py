@@ -29,10 +29,9 @@ def weight_batches(n: int, n_resamples: int, rng: np.random.Generator) -> Iterat
     done = 0
     while done < n_resamples:
         b = min(per_batch, n_resamples - done)
-        draws = rng.integers(0, n, size=(b, n))
-        rows = np.repeat(np.arange(b), n)
-        counts = np.bincount(rows * n + draws.ravel(), minlength=b * n).reshape(b, n)
-        yield counts.astype(float)
+        cells = rng.integers(0, n, size=(b, n))
+        cells += np.arange(0, b * n, n)[:, None]  # draw j of row i counts in cell i * n + j
+        yield np.bincount(cells.ravel(), minlength=b * n).reshape(b, n).astype(float)
         done += b
 
 

@@ -261,6 +261,14 @@ def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, 
     return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
 
 
+# The order binary metrics are reported in (reports have always listed them so).
+_BINARY_ORDER = (
+    "brier", "log_loss", "ece", "accuracy", "overconfidence", "auc", "climatology_brier", "brier_skill",
+    "brier_recalibrated", "reliability", "resolution", "uncertainty", "within_bin_variance", "within_bin_covariance",
+    "shrinkage_a", "shrinkage_b", "climatology_brier_oos", "brier_skill_oos", "ece_debiased",
+)
+
+
 def _binary_family(group: _Group) -> list[Aggregate]:
     records = group.of_family(BINARY)
     if not records:
@@ -273,27 +281,17 @@ def _binary_family(group: _Group) -> list[Aggregate]:
     loo_sq_error = (cal.loo_recalibrated(p, y) - y) ** 2
 
     def statistics(w: np.ndarray | None) -> dict[str, Any]:
-        values: dict[str, Any] = {
-            "brier": cal.brier(p, y, w), "log_loss": cal.log_loss(p, y, w), "ece": cal.ece(p, y, w),
-            "accuracy": cal.accuracy(p, y, w), "overconfidence": cal.overconfidence(p, y, w),
-            "auc": cal.auc(p, y, w), "climatology_brier": cal.climatology_brier(y, None, w),
-            "brier_skill": cal.brier_skill(p, y, w),
-            "brier_recalibrated": cal._wmean(loo_sq_error, w),
-        }
-        values.update(cal.murphy(p, y, w))
-        values["shrinkage_a"], values["shrinkage_b"] = cal.shrinkage_fit(p, y, w)
-        if base_rate is not None:
-            values["climatology_brier_oos"] = cal.climatology_brier(y, base_rate, w)
-            values["brier_skill_oos"] = cal.brier_skill(p, y, w, base_rate)
-        return values
+        return cal.whole_sample_metrics(p, y, w, base_rate)
 
     # One shared set of resamples, so every binary metric's CI is paired over the same items.
+    # The means of per-item scores (Brier, log loss, ...) come from binary_confidences.
     point, confidences = binary_confidences(statistics, {**cal.item_scores(p, y), "brier_recalibrated": loo_sq_error},
                                             p, y, group.rng("binary"), group.options.n_resamples, base_rate)
     p_values = _binary_p_values(p, y, loo_sq_error, base_rate, group)
-    return [group.make(name, float(value), confidences[name].interval(), n, p_value=p_values.get(name),
+    order = sorted(point, key=lambda name: _BINARY_ORDER.index(name) if name in _BINARY_ORDER else len(_BINARY_ORDER))
+    return [group.make(name, float(point[name]), confidences[name].interval(), n, p_value=p_values.get(name),
                        confidence=confidences[name])
-            for name, value in point.items()]
+            for name in order]
 
 
 def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, base_rate: float | None,
