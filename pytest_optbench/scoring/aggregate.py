@@ -31,7 +31,7 @@ from ..metrics.stats import (
     tost_p,
     wilcoxon_p,
 )
-from ..records import REFUSAL_VALUE, ItemRecord
+from ..records import REFUSAL_VALUE, ItemRecord, prompt_means, prompt_sds
 from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
 from .labels import quadrant_label
 from .tolerances import DEFAULT_TOLERANCES
@@ -177,16 +177,13 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
     received = [[a for a in item if a.error is None] for item in answers]
     parsed = [[a for a in item if a.value is not None] for item in received]
     fifties = [sum(1 for a in item if a.value == REFUSAL_VALUE) for item in parsed]
-    sds = [
-        float(np.std(values, ddof=1))
-        for r in group.records for p in r.prompts
-        if len(values := p.values(keep_fifty=True)) >= 2
-    ]
+    sds = prompt_sds([p for r in group.records for p in r.prompts])
+    sds = sds[~np.isnan(sds)]  # prompts with fewer than two values have none
     return [
         group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received)], [len(a) for a in answers]),
         group.rate("parse_rate", [len(p) for p in parsed], [len(r) for r in received]),
         group.rate("refusal_rate", fifties, [len(p) for p in parsed]),
-        group.mean_with_ci("item_sd", np.array(sds)),
+        group.mean_with_ci("item_sd", sds),
     ]
 
 
@@ -200,8 +197,8 @@ def primary_answer(record: ItemRecord, keep_fifty: bool) -> float:
 
 
 def pair_answers(records: Sequence[ItemRecord], keep_fifty: bool) -> tuple[np.ndarray, np.ndarray]:
-    return (np.array([r.prompt("positive").mean(keep_fifty) for r in records]),
-            np.array([r.prompt("negative").mean(keep_fifty) for r in records]))
+    return (prompt_means([r.prompt("positive") for r in records], keep_fifty),
+            prompt_means([r.prompt("negative") for r in records], keep_fifty))
 
 
 def _skew_family(group: _Group) -> list[Aggregate]:
@@ -226,14 +223,14 @@ def _skew_family(group: _Group) -> list[Aggregate]:
         out.append(_mean_test(group.mean_with_ci("skew", in_domain, domain=domain), in_domain))
 
     # Unsigned coherence, on every parsed answer (a 50 is a legitimate half of a pair here).
-    all_plus, all_minus = pair_answers(pairs, keep_fifty=True)
+    all_plus, all_minus = (p_plus, p_minus) if group.options.keep_fifty else pair_answers(pairs, keep_fifty=True)
     both = axioms.usable(all_plus, all_minus)
     out.append(group.mean_with_ci("complement_violation", axioms.complement_violation(all_plus[both], all_minus[both])))
-    calibration = [abs(r.prompt("positive").mean(keep_fifty=True) - r.expected)
-                   for r in pairs if r.expected is not None]
-    calibration = [c for c in calibration if np.isfinite(c)]
-    if calibration:
-        out.append(group.mean_with_ci("calibration_error", np.array(calibration)))
+    with_expected = [i for i, r in enumerate(pairs) if r.expected is not None]
+    calibration = np.abs(all_plus[with_expected] - np.array([pairs[i].expected for i in with_expected], dtype=float))
+    calibration = calibration[np.isfinite(calibration)]
+    if calibration.size:
+        out.append(group.mean_with_ci("calibration_error", calibration))
     return out
 
 
@@ -255,7 +252,7 @@ def _mean_test(agg: Aggregate, values: np.ndarray) -> Aggregate:
 
 def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(p in [0, 1], outcome 0/1, item ids) for the items with a usable answer."""
-    p = np.array([r.prompt("yes").mean(keep_fifty=True) / 100.0 for r in records])
+    p = prompt_means([r.prompt("yes") for r in records]) / 100.0
     y = np.array([1.0 if r.outcome else 0.0 for r in records])
     keep = ~np.isnan(p)
     return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
