@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,7 +85,7 @@ def prompt_sds(prompts: Sequence[PromptRecord]) -> np.ndarray:
     return _rowwise([p.values(keep_fifty=True) for p in prompts], lambda rows: np.std(rows, axis=1, ddof=1), 2)
 
 
-def _rowwise(values: list[list[float]], reduce: Any, least: int) -> np.ndarray:
+def _rowwise(values: list[list[float]], reduce: Callable[[np.ndarray], np.ndarray], least: int) -> np.ndarray:
     """``reduce`` over each list of at least ``least`` values (NaN for the others), applied to
     the lists of each length stacked as rows: a row reduces exactly as the list alone would."""
     import numpy as np
