@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .text import one_line, shown
+
+if TYPE_CHECKING:
+    import numpy as np
 
 REFUSAL_VALUE = 50.0
 BATCH_PRICE = 0.5  # both providers bill an answer from a batch at half the real-time price
@@ -64,6 +67,37 @@ class PromptRecord:
 
         values = self.values(keep_fifty)
         return float(np.mean(values)) if values else float("nan")
+
+
+def prompt_means(prompts: Sequence[PromptRecord], keep_fifty: bool = True) -> np.ndarray:
+    """``PromptRecord.mean`` of every prompt, to the last bit, with one numpy call per number
+    of values instead of one per prompt (scoring takes the means of thousands)."""
+    import numpy as np
+
+    return _rowwise([p.values(keep_fifty) for p in prompts], lambda rows: np.mean(rows, axis=1), 1)
+
+
+def prompt_sds(prompts: Sequence[PromptRecord]) -> np.ndarray:
+    """The sample SD (ddof 1) of each prompt's parsed values, 50s included, as ``np.std`` of
+    each alone gives it; NaN for a prompt with fewer than two values."""
+    import numpy as np
+
+    return _rowwise([p.values(keep_fifty=True) for p in prompts], lambda rows: np.std(rows, axis=1, ddof=1), 2)
+
+
+def _rowwise(values: list[list[float]], reduce: Callable[[np.ndarray], np.ndarray], least: int) -> np.ndarray:
+    """``reduce`` over each list of at least ``least`` values (NaN for the others), applied to
+    the lists of each length stacked as rows: a row reduces exactly as the list alone would."""
+    import numpy as np
+
+    out = np.full(len(values), np.nan)
+    by_length: dict[int, list[int]] = {}
+    for i, row in enumerate(values):
+        if len(row) >= least:
+            by_length.setdefault(len(row), []).append(i)
+    for rows in by_length.values():
+        out[rows] = reduce(np.array([values[i] for i in rows], dtype=float))
+    return out
 
 
 @dataclass

@@ -70,9 +70,13 @@ def _bin_sums(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_bins: int) -
 
 def ece(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: int = N_BINS) -> np.ndarray | float:
     """Sum over bins of n_k / N * |mean p - event rate| = sum |sum p - sum y| / N."""
-    count, sum_p, sum_y, _, _ = _bin_sums(p, y, w, n_bins)
+    return _ece_from_sums(_bin_sums(p, y, w, n_bins), w is None or np.ndim(w) == 1)
+
+
+def _ece_from_sums(sums: tuple[np.ndarray, ...], single: bool) -> np.ndarray | float:
+    count, sum_p, sum_y, _, _ = sums
     values = np.abs(sum_p - sum_y).sum(axis=1) / count.sum(axis=1)
-    return _out(values, w is None or np.ndim(w) == 1)
+    return _out(values, single)
 
 
 def murphy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: int = N_BINS) -> dict[str, np.ndarray | float]:
@@ -81,7 +85,11 @@ def murphy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: in
     REL reliability, RES resolution, UNC uncertainty, WBV within-bin variance of the
     forecasts, WBC within-bin covariance of forecasts and outcomes (twice it, as in the paper).
     """
-    count, sum_p, sum_y, sum_pp, sum_py = _bin_sums(p, y, w, n_bins)
+    return _murphy_from_sums(_bin_sums(p, y, w, n_bins), w is None or np.ndim(w) == 1)
+
+
+def _murphy_from_sums(sums: tuple[np.ndarray, ...], single: bool) -> dict[str, np.ndarray | float]:
+    count, sum_p, sum_y, sum_pp, sum_py = sums
     total = count.sum(axis=1)
     base = sum_y.sum(axis=1) / total
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -93,25 +101,33 @@ def murphy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, n_bins: in
     unc = base * (1 - base)
     wbv = (sum_pp - count * mean_p ** 2).sum(axis=1) / total
     wbc = 2 * (sum_py - count * mean_p * rate).sum(axis=1) / total
-    single = w is None or np.ndim(w) == 1
     return {"reliability": _out(rel, single), "resolution": _out(res, single), "uncertainty": _out(unc, single),
             "within_bin_variance": _out(wbv, single), "within_bin_covariance": _out(wbc, single)}
 
 
 def auc(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray | float:
-    """P(p of a yes-item > p of a no-item), ties counted half: Mann-Whitney U / (n1 * n0)."""
+    """P(p of a yes-item > p of a no-item), ties counted half: Mann-Whitney U / (n1 * n0).
+
+    Each yes-item adds its weight times the weight of the no-items below it plus half of
+    those tied with it, both read off one running sum of the no-items' weights in order of
+    p. With whole-number weights (none, or bootstrap counts) every sum is an exact integer
+    or half-integer, so U, n1 and n0 are exact and the result does not depend on the order
+    in which they are summed.
+    """
     weights, single = _weights(w, p.size)
-    order = np.argsort(p, kind="stable")
-    sorted_p = p[order]
-    starts = np.flatnonzero(np.r_[True, sorted_p[1:] != sorted_p[:-1]])
-    yes = (y[order] == 1).astype(float)
-    w_sorted = weights[:, order]
-    pos = np.add.reduceat(w_sorted * yes, starts, axis=1)
-    neg = np.add.reduceat(w_sorted * (1 - yes), starts, axis=1)
-    below = np.cumsum(neg, axis=1) - neg  # no-items strictly below each value
-    u = (pos * (below + 0.5 * neg)).sum(axis=1)
+    yes = np.flatnonzero(y == 1)
+    no = np.flatnonzero(y != 1)
+    no = no[np.argsort(p[no], kind="stable")]
+    no_p = p[no]
+    below = np.zeros((weights.shape[0], no.size + 1))  # column k: weight of the k lowest no-items
+    np.cumsum(np.take(weights, no, axis=1), axis=1, out=below[:, 1:])
+    w_yes = np.take(weights, yes, axis=1)
+    # 2 (below + tied / 2) = (weight strictly below) + (weight at or below)
+    twice = np.take(below, np.searchsorted(no_p, p[yes], side="left"), axis=1)
+    twice += np.take(below, np.searchsorted(no_p, p[yes], side="right"), axis=1)
+    u = 0.5 * np.einsum("ij,ij->i", w_yes, twice)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = u / (pos.sum(axis=1) * neg.sum(axis=1))
+        values = u / (w_yes.sum(axis=1) * below[:, -1])
     return _out(values, single)
 
 
@@ -159,12 +175,46 @@ def climatology_brier(y: np.ndarray, base_rate: float | None = None, w: np.ndarr
 
 def brier_skill(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, base_rate: float | None = None) -> np.ndarray | float:
     """1 - Brier / Brier of climatology: > 0 beats stating the base rate."""
+    return _skill(brier(p, y, w), climatology_brier(y, base_rate, w))
+
+
+def _skill(model: np.ndarray | float, climatology: np.ndarray | float) -> np.ndarray | float:
     with np.errstate(invalid="ignore", divide="ignore"):
-        climatology = np.asarray(climatology_brier(y, base_rate, w))
+        reference = np.asarray(climatology)
         # Undefined (not -inf) when climatology is perfect: every outcome the same.
-        skill = np.where(climatology > 0, 1 - np.asarray(brier(p, y, w)) / np.where(climatology > 0, climatology, 1),
-                         np.nan)
+        skill = np.where(reference > 0, 1 - np.asarray(model) / np.where(reference > 0, reference, 1), np.nan)
     return skill if skill.ndim else skill[()]
+
+
+def whole_sample_metrics(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
+                         base_rate: float | None = None) -> dict[str, np.ndarray | float]:
+    """ECE, AUC, climatology Brier, Brier skill, Murphy's terms and the shrinkage fit (and,
+    with a base rate, its climatology Brier and skill): exactly what the functions above give
+    one at a time, with the weighted sums they share computed once. The bootstrap evaluates
+    them all on every batch of resample weights, where each sum is a pass over a large matrix.
+    """
+    weights, _ = _weights(w, p.size)
+    single = w is None or np.ndim(w) == 1
+    total = weights.sum(axis=1)
+
+    def wmean(sums: np.ndarray) -> np.ndarray | float:  # as _wmean, from weights @ x
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return _out(sums / total, single)
+
+    sum_y = weights @ y.astype(float)
+    rate, model = wmean(sum_y), wmean(weights @ ((p - y) ** 2))
+    climatology = rate * (1 - rate)
+    bins = _bin_sums(p, y, w, N_BINS)
+    values: dict[str, np.ndarray | float] = {
+        "ece": _ece_from_sums(bins, single), "auc": auc(p, y, w), "climatology_brier": climatology,
+        "brier_skill": _skill(model, climatology), **_murphy_from_sums(bins, single),
+    }
+    a, b = _shrinkage_from_moments(weights @ np.ones_like(p), weights @ p, sum_y, weights @ (p * p), weights @ (p * y))
+    values["shrinkage_a"], values["shrinkage_b"] = _out(a, single), _out(b, single)
+    if base_rate is not None:
+        values["climatology_brier_oos"] = oos = wmean(weights @ ((base_rate - y) ** 2))
+        values["brier_skill_oos"] = _skill(model, oos)
+    return values
 
 
 # --------------------------------------------------------------------------- ECE beyond the plug-in

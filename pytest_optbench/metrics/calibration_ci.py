@@ -70,8 +70,9 @@ def binary_confidences(
 
     def everything(w: np.ndarray | None) -> dict[str, Any]:
         values = dict(statistics(w))
+        total = None if w is None else np.atleast_2d(np.asarray(w, dtype=float)).sum(axis=1)
         for name, scores in per_item.items():
-            mean, se = weighted_mean_se(scores, w)
+            mean, se = weighted_mean_se(scores, w, total)
             values[name], values[_SE + name] = (float(mean[0]), float(se[0])) if w is None else (mean, se)
         return values
 

@@ -29,10 +29,9 @@ def weight_batches(n: int, n_resamples: int, rng: np.random.Generator) -> Iterat
     done = 0
     while done < n_resamples:
         b = min(per_batch, n_resamples - done)
-        draws = rng.integers(0, n, size=(b, n))
-        rows = np.repeat(np.arange(b), n)
-        counts = np.bincount(rows * n + draws.ravel(), minlength=b * n).reshape(b, n)
-        yield counts.astype(float)
+        cells = rng.integers(0, n, size=(b, n))
+        cells += np.arange(0, b * n, n)[:, None]  # draw j of row i counts in cell i * n + j
+        yield np.bincount(cells.ravel(), minlength=b * n).reshape(b, n).astype(float)
         done += b
 
 
@@ -99,17 +98,21 @@ def bootstrap_draws(
     return {name: np.concatenate(parts) for name, parts in collected.items()}
 
 
-def weighted_mean_se(values: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def weighted_mean_se(values: np.ndarray, w: np.ndarray | None,
+                     total: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Mean and standard error of per-item ``values`` under item weights (one row each).
 
     The standard error is s / sqrt(N) with s the weighted sample SD (N - 1 in the
     denominator) and N the total weight: for bootstrap counts, the SE of the resample.
+    ``total``: the weights' row sums, when the caller already has them (several scores
+    share one batch of weights).
     """
     x = np.asarray(values, dtype=float)
     shift = float(x.mean()) if x.size else 0.0
     centred = x - shift  # sums of squares without cancellation
     weights = np.ones((1, x.size)) if w is None else np.atleast_2d(np.asarray(w, dtype=float))
-    total = weights.sum(axis=1)
+    if total is None:
+        total = weights.sum(axis=1)
     sums = weights @ np.stack([centred, centred * centred], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = sums[:, 0] / total

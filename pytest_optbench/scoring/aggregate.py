@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,7 +32,7 @@ from ..metrics.stats import (
     tost_p,
     wilcoxon_p,
 )
-from ..records import REFUSAL_VALUE, ItemRecord
+from ..records import REFUSAL_VALUE, ItemRecord, prompt_means, prompt_sds
 from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
 from .labels import quadrant_label
 
@@ -152,18 +153,29 @@ def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = Aggrega
     by_suite: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_suite[record.suite].append(record)
-    out: list[Aggregate] = []
+    suites: list[tuple[str, dict[str, list[ItemRecord]], list[_Group]]] = []
     for suite in sorted(by_suite):
         by_condition: dict[str, list[ItemRecord]] = defaultdict(list)
         for record in by_suite[suite]:
             by_condition[record.condition].append(record)
-        for condition in sorted(by_condition):
-            group = _Group(suite, condition, by_condition[condition], options)
-            out.extend(_answer_rates(group))
-            out.extend(_skew_family(group))
-            out.extend(_binary_family(group))
-            out.extend(_axiom_family(group))
-        out.extend(condition_effects(suite, by_condition, options))
+        suites.append((suite, by_condition, [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]))
+    out: list[Aggregate] = []
+    # The binary families run in one worker thread beside the rest, which is most of a second
+    # core's work: their matrix products and draws release the GIL. Each family has its own
+    # generator and the results are put in the usual order, so nothing depends on the timing.
+    # (They touch no warnings filters, which are not thread-safe.)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="optbench-binary")
+    try:
+        binary = {(g.suite, g.condition): pool.submit(_binary_family, g) for _, _, groups in suites for g in groups}
+        for suite, by_condition, groups in suites:
+            for group in groups:
+                out.extend(_answer_rates(group))
+                out.extend(_skew_family(group))
+                out.extend(binary[group.suite, group.condition].result())
+                out.extend(_axiom_family(group))
+            out.extend(condition_effects(suite, by_condition, options))
+    finally:
+        pool.shutdown(cancel_futures=True)
     return out
 
 
@@ -176,16 +188,13 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
     received = [[a for a in item if a.error is None] for item in answers]
     parsed = [[a for a in item if a.value is not None] for item in received]
     fifties = [sum(1 for a in item if a.value == REFUSAL_VALUE) for item in parsed]
-    sds = [
-        float(np.std(values, ddof=1))
-        for r in group.records for p in r.prompts
-        if len(values := p.values(keep_fifty=True)) >= 2
-    ]
+    sds = prompt_sds([p for r in group.records for p in r.prompts])
+    sds = sds[~np.isnan(sds)]  # prompts with fewer than two values have none
     return [
         group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received)], [len(a) for a in answers]),
         group.rate("parse_rate", [len(p) for p in parsed], [len(r) for r in received]),
         group.rate("refusal_rate", fifties, [len(p) for p in parsed]),
-        group.mean_with_ci("item_sd", np.array(sds)),
+        group.mean_with_ci("item_sd", sds),
     ]
 
 
@@ -199,8 +208,8 @@ def primary_answer(record: ItemRecord, keep_fifty: bool) -> float:
 
 
 def pair_answers(records: Sequence[ItemRecord], keep_fifty: bool) -> tuple[np.ndarray, np.ndarray]:
-    return (np.array([r.prompt("positive").mean(keep_fifty) for r in records]),
-            np.array([r.prompt("negative").mean(keep_fifty) for r in records]))
+    return (prompt_means([r.prompt("positive") for r in records], keep_fifty),
+            prompt_means([r.prompt("negative") for r in records], keep_fifty))
 
 
 def _skew_family(group: _Group) -> list[Aggregate]:
@@ -225,14 +234,14 @@ def _skew_family(group: _Group) -> list[Aggregate]:
         out.append(_mean_test(group.mean_with_ci("skew", in_domain, domain=domain), in_domain))
 
     # Unsigned coherence, on every parsed answer (a 50 is a legitimate half of a pair here).
-    all_plus, all_minus = pair_answers(pairs, keep_fifty=True)
+    all_plus, all_minus = (p_plus, p_minus) if group.options.keep_fifty else pair_answers(pairs, keep_fifty=True)
     both = axioms.usable(all_plus, all_minus)
     out.append(group.mean_with_ci("complement_violation", axioms.complement_violation(all_plus[both], all_minus[both])))
-    calibration = [abs(r.prompt("positive").mean(keep_fifty=True) - r.expected)
-                   for r in pairs if r.expected is not None]
-    calibration = [c for c in calibration if np.isfinite(c)]
-    if calibration:
-        out.append(group.mean_with_ci("calibration_error", np.array(calibration)))
+    with_expected = [i for i, r in enumerate(pairs) if r.expected is not None]
+    calibration = np.abs(all_plus[with_expected] - np.array([pairs[i].expected for i in with_expected], dtype=float))
+    calibration = calibration[np.isfinite(calibration)]
+    if calibration.size:
+        out.append(group.mean_with_ci("calibration_error", calibration))
     return out
 
 
@@ -254,10 +263,18 @@ def _mean_test(agg: Aggregate, values: np.ndarray) -> Aggregate:
 
 def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(p in [0, 1], outcome 0/1, item ids) for the items with a usable answer."""
-    p = np.array([r.prompt("yes").mean(keep_fifty=True) / 100.0 for r in records])
+    p = prompt_means([r.prompt("yes") for r in records]) / 100.0
     y = np.array([1.0 if r.outcome else 0.0 for r in records])
     keep = ~np.isnan(p)
     return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
+
+
+# The order binary metrics are reported in (reports have always listed them so).
+_BINARY_ORDER = (
+    "brier", "log_loss", "ece", "accuracy", "overconfidence", "auc", "climatology_brier", "brier_skill",
+    "brier_recalibrated", "reliability", "resolution", "uncertainty", "within_bin_variance", "within_bin_covariance",
+    "shrinkage_a", "shrinkage_b", "climatology_brier_oos", "brier_skill_oos", "ece_debiased",
+)
 
 
 def _binary_family(group: _Group) -> list[Aggregate]:
@@ -272,27 +289,17 @@ def _binary_family(group: _Group) -> list[Aggregate]:
     loo_sq_error = (cal.loo_recalibrated(p, y) - y) ** 2
 
     def statistics(w: np.ndarray | None) -> dict[str, Any]:
-        values: dict[str, Any] = {
-            "brier": cal.brier(p, y, w), "log_loss": cal.log_loss(p, y, w), "ece": cal.ece(p, y, w),
-            "accuracy": cal.accuracy(p, y, w), "overconfidence": cal.overconfidence(p, y, w),
-            "auc": cal.auc(p, y, w), "climatology_brier": cal.climatology_brier(y, None, w),
-            "brier_skill": cal.brier_skill(p, y, w),
-            "brier_recalibrated": cal._wmean(loo_sq_error, w),
-        }
-        values.update(cal.murphy(p, y, w))
-        values["shrinkage_a"], values["shrinkage_b"] = cal.shrinkage_fit(p, y, w)
-        if base_rate is not None:
-            values["climatology_brier_oos"] = cal.climatology_brier(y, base_rate, w)
-            values["brier_skill_oos"] = cal.brier_skill(p, y, w, base_rate)
-        return values
+        return cal.whole_sample_metrics(p, y, w, base_rate)
 
     # One shared set of resamples, so every binary metric's CI is paired over the same items.
+    # The means of per-item scores (Brier, log loss, ...) come from binary_confidences.
     point, confidences = binary_confidences(statistics, {**cal.item_scores(p, y), "brier_recalibrated": loo_sq_error},
                                             p, y, group.rng("binary"), group.options.n_resamples, base_rate)
     p_values = _binary_p_values(p, y, loo_sq_error, base_rate, group)
-    return [group.make(name, float(value), confidences[name].interval(), n, p_value=p_values.get(name),
+    order = sorted(point, key=lambda name: _BINARY_ORDER.index(name) if name in _BINARY_ORDER else len(_BINARY_ORDER))
+    return [group.make(name, float(point[name]), confidences[name].interval(), n, p_value=p_values.get(name),
                        confidence=confidences[name])
-            for name, value in point.items()]
+            for name in order]
 
 
 def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, base_rate: float | None,

@@ -270,3 +270,24 @@ def test_biased_metric_cis_contain_estimate_on_calibrated_data() -> None:
     m = _metrics(_calibrated_records(seed=9))
     for name in sorted(BIASED_UP):
         assert m[name].ci_low <= m[name].value <= m[name].ci_high, name
+
+
+def test_binary_families_beside_the_rest_keep_the_sequential_values_and_order() -> None:
+    # aggregate() computes the binary families in a worker thread; the result must be what
+    # computing every family of every group in turn gives, value for value and in that order.
+    from pytest_optbench.scoring import aggregate as agg
+
+    rng = np.random.default_rng(3)
+    records = [_record(f"{suite}{i}", bool(i % 2), list(rng.integers(0, 101, 3)), condition, suite)
+               for suite in ("known-a", "known-b") for condition in ("base", "narrative_up") for i in range(40)]
+    got = aggregate(records, OPTIONS)
+    want = []
+    for suite in ("known-a", "known-b"):
+        by_condition = {c: [r for r in records if r.suite == suite and r.condition == c] for c in ("base", "narrative_up")}
+        for condition, group_records in by_condition.items():
+            group = agg._Group(suite, condition, group_records, OPTIONS)
+            for family in (agg._answer_rates, agg._skew_family, agg._binary_family, agg._axiom_family):
+                want.extend(family(group))
+        want.extend(agg.condition_effects(suite, by_condition, OPTIONS))
+    assert [a.to_dict() for a in got] == [a.to_dict() for a in want]
+    assert any(a.metric == "auc" for a in got) and any(a.metric == "condition_effect" for a in got)

@@ -598,3 +598,41 @@ def test_debiased_ece_with_resample_weights_is_the_ece_of_the_resampled_items() 
         repeated = np.repeat(np.arange(50), row.astype(int))
         assert value == pytest.approx(cal.ece_debiased(p[repeated], y[repeated]), abs=1e-12)
     assert cal.ece_debiased(p, y, counts[0]) == pytest.approx(float(np.atleast_1d(got)[0]), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- the bootstrap's shared pass
+
+
+def _same(got, want) -> bool:
+    """Equal to the last bit (NaN where NaN), whether scalars or one value per row."""
+    return np.array_equal(np.asarray(got, dtype=float), np.asarray(want, dtype=float), equal_nan=True)
+
+
+@given(weighted_sets(), st.integers(0, 2**16), st.sampled_from(["none", "1-d", "rows"]),
+       st.one_of(st.none(), st.floats(0.05, 0.95)))
+def test_whole_sample_metrics_are_the_functions_one_at_a_time(data, seed, shape, base_rate) -> None:
+    p, y, w = data
+    weights = {"none": None, "1-d": w,
+               "rows": np.random.default_rng(seed).multinomial(p.size, np.full(p.size, 1 / p.size), 6).astype(float)}[shape]
+    want = {"ece": cal.ece(p, y, weights), "auc": cal.auc(p, y, weights),
+            "climatology_brier": cal.climatology_brier(y, None, weights), "brier_skill": cal.brier_skill(p, y, weights),
+            **cal.murphy(p, y, weights)}
+    want["shrinkage_a"], want["shrinkage_b"] = cal.shrinkage_fit(p, y, weights)
+    if base_rate is not None:
+        want["climatology_brier_oos"] = cal.climatology_brier(y, base_rate, weights)
+        want["brier_skill_oos"] = cal.brier_skill(p, y, weights, base_rate)
+    got = cal.whole_sample_metrics(p, y, weights, base_rate)
+    assert list(got) == list(want)
+    for name, value in want.items():
+        assert _same(got[name], value), name
+        assert np.ndim(got[name]) == np.ndim(value), name
+
+
+@given(weighted_sets(), st.integers(0, 2**16))
+def test_auc_with_whole_number_weights_is_exact(data, seed) -> None:
+    # Counts make every pair sum a whole or half number: the value is the reference's exactly,
+    # for one weight vector and for each row of a batch of bootstrap counts.
+    p, y, w = data
+    assert _same(cal.auc(p, y, w), ref_auc(list(p), list(y), list(w)))
+    rows = np.random.default_rng(seed).multinomial(p.size, np.full(p.size, 1 / p.size), 5).astype(float)
+    assert _same(cal.auc(p, y, rows), [ref_auc(list(p), list(y), list(r)) for r in rows])

@@ -118,6 +118,26 @@ def test_studentized_bootstrap_hand_cases() -> None:
     assert with_nan.interval() == same.interval()
 
 
+@pytest.mark.parametrize("n", [2, 7, 333])
+@pytest.mark.parametrize("batch_cells", [1, 1000, 10**9])
+def test_studentized_bootstrap_draws_are_the_resamples_one_at_a_time(n: int, batch_cells: int) -> None:
+    # However the resamples are batched, each is the next n draws of the generator, summed on
+    # its own: the same t values, to the last bit, as drawing and summing one resample at a time.
+    x = np.random.default_rng(n).normal(10.0, 3.0, n) * np.random.default_rng(1).choice([1.0, 1e-3, 1e4], n)
+    cd = studentized_bootstrap(x, np.random.default_rng(9), 257, batch_cells=batch_cells)
+    assert isinstance(cd, StudentizedBootstrap)
+    rng = np.random.default_rng(9)
+    centred = x - float(x.mean())
+    t = []
+    for _ in range(257):
+        d = centred[rng.integers(0, n, size=n)]
+        s1, s2 = d.sum(), np.einsum("i,i->", d, d)
+        se = math.sqrt(max(s2 - s1 * s1 / n, 0.0) / (n - 1) / n)
+        if se > 0:
+            t.append((s1 / n + float(x.mean()) - float(x.mean())) / se)
+    assert np.array_equal(cd.t_draws, np.sort(np.array(t)))
+
+
 @settings(max_examples=60, deadline=None)
 @given(SAMPLES, st.integers(0, 2**16), LEVELS, FINITE)
 def test_studentized_bootstrap_contract(x: np.ndarray, seed: int, level: float, value: float) -> None:

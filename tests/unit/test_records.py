@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_optbench.records import Answer, ItemRecord, PromptRecord, prompt_means, prompt_sds
 
 
 def record(*answers: Answer) -> ItemRecord:
@@ -38,3 +42,17 @@ def test_report_checks_know_every_field_of_a_record() -> None:
     assert set(records._ITEM_FIELDS) == {f.name for f in fields(records.ItemRecord)}
     assert set(records._ANSWER_FIELDS) == {f.name for f in fields(records.Answer)}
     assert set(records._PROMPT_FIELDS) == {f.name for f in fields(records.PromptRecord)}
+
+
+_VALUE = st.one_of(st.none(), st.just(50.0), st.integers(0, 100), st.floats(0, 100, allow_nan=False))
+
+
+@given(st.lists(st.lists(_VALUE, max_size=12), max_size=30), st.booleans())
+def test_prompt_means_and_sds_are_each_prompts_own_to_the_last_bit(samples, keep_fifty) -> None:
+    # One numpy call per number of values must give what each prompt alone gives: the mean of
+    # PromptRecord.mean and np.std of its values, bit for bit, NaN where there are too few.
+    prompts = [PromptRecord("r", "u", [Answer(None if v is None else str(v), v) for v in values]) for values in samples]
+    want_means = np.array([p.mean(keep_fifty) for p in prompts], dtype=float)
+    want_sds = np.array([float(np.std(v, ddof=1)) if len(v := p.values()) >= 2 else np.nan for p in prompts], dtype=float)
+    assert np.array_equal(prompt_means(prompts, keep_fifty), want_means, equal_nan=True)
+    assert np.array_equal(prompt_sds(prompts), want_sds, equal_nan=True)
