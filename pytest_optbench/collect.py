@@ -241,7 +241,9 @@ class OptbenchItem(pytest.Function):
             pytest.xfail(reason)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, (ItemFailed, ModelError)):
+        # pytest formats a traceback for pytest.xfail() too (then reports its reason, never
+        # the traceback): milliseconds per unusable item, so it gets the one line as well.
+        if isinstance(excinfo.value, (ItemFailed, ModelError, pytest.xfail.Exception)):
             return f"{self.nodeid}: {excinfo.value}"
         return super().repr_failure(excinfo)
 
