@@ -201,7 +201,7 @@ def run_phases(root: Path, args: list[str], *, timeout: float = 280.0, bytecode:
             raise SystemExit("the phase-timing session wrote no phases")
         marks = json.loads(out.read_text(encoding="utf-8"))
     points = [start, marks["configured"], marks["collected"], marks["last_item"], marks["loop_end"], end]
-    return {name: later - earlier for name, earlier, later in zip(PHASES, points, points[1:], strict=True)}
+    return {name: later - earlier for name, earlier, later in zip(PHASES, points[:-1], points[1:], strict=True)}
 
 
 def check(run: PytestRun, expected_passed: int, what: str) -> None:
