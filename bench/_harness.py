@@ -101,15 +101,18 @@ class TimedFakeAPI(FakeAPI):
 # recompiling the plugin's sources each time as PYTHONDONTWRITEBYTECODE=1 would make them.
 PYCACHE = tempfile.mkdtemp(prefix="optbench-bench-pyc-")
 atexit.register(shutil.rmtree, PYCACHE, True)
+NO_PYCACHE = tempfile.mkdtemp(prefix="optbench-bench-no-pyc-")  # stays empty: nothing is written
+atexit.register(shutil.rmtree, NO_PYCACHE, True)
 
 
 def bench_env(bytecode: bool = True) -> dict[str, str]:
     """The subprocess environment: fake keys, no proxies, no PYTEST_ADDOPTS, a private pyc cache.
 
-    ``bytecode=False``: PYTHONDONTWRITEBYTECODE=1 and no cache, as some CI images and
-    containers set it; every session then compiles every module it imports, and pytest
-    rewrites the asserts of every plugin's modules (its own, hypothesis, anyio, xdist,
-    pytest_optbench) again: about 1.3 s more per session on the reference machine."""
+    ``bytecode=False``: PYTHONDONTWRITEBYTECODE=1, as some CI images and containers set it,
+    and an empty PYTHONPYCACHEPREFIX, so that no compiled module left beside the sources by
+    an earlier run is read either: every session compiles every module it imports, and
+    pytest rewrites the asserts of every plugin's modules (hypothesis, anyio, xdist,
+    pytest_optbench) again."""
     env = {k: v for k, v in os.environ.items()
            if k.upper() not in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
                                 "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
@@ -118,7 +121,7 @@ def bench_env(bytecode: bool = True) -> dict[str, str]:
     if bytecode:
         env["PYTHONPYCACHEPREFIX"] = PYCACHE
     else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=NO_PYCACHE)
     return env
 
 

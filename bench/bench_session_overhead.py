@@ -20,9 +20,10 @@ scoring, gates, reports) and the summary and exit.
 
 Bytecode: every variant alike runs with compiled modules cached (PYTHONDONTWRITEBYTECODE
 removed, a private PYTHONPYCACHEPREFIX), as a user's sessions run; with ``--no-bytecode``
-every variant alike runs with PYTHONDONTWRITEBYTECODE=1, as some containers set it: each
-session then compiles everything it imports and pytest rewrites every plugin's asserts
-again (see _harness.bench_env). The output names the setting used.
+every variant alike runs with PYTHONDONTWRITEBYTECODE=1, as some containers set it, and
+reads no compiled module either: each session then compiles everything it imports and
+pytest rewrites every plugin's asserts again (see _harness.bench_env). The output names
+the setting used.
 
 Run: python bench/bench_session_overhead.py [--repeats 3] [--kind binary|pairs] [--port 18732] [--no-bytecode]
 """
@@ -133,7 +134,8 @@ def main() -> None:
     print(f"session overhead: {ITEMS:,} items ({args.kind}: {prompts:,} prompts, --samples 1); "
           f"median of {repeats} interleaved runs each; `python -m pytest -p no:cacheprovider -q`")
     print("bytecode: " + ("compiled modules cached (PYTHONDONTWRITEBYTECODE unset, a private PYTHONPYCACHEPREFIX)"
-                          if bytecode else "PYTHONDONTWRITEBYTECODE=1 (every session compiles and rewrites again)")
+                          if bytecode else "PYTHONDONTWRITEBYTECODE=1 and an empty PYTHONPYCACHEPREFIX (every session compiles "
+                             "and rewrites everything again)")
           + ", the same for every variant")
     print(f"store filled first against a FakeAPI at latency 0: {fill_requests:,} requests, {fill.wall:.1f} s "
           f"({fill.wall / max(fill_requests, 1) * 1e3:.1f} ms a request, --concurrency 32)")
