@@ -8,6 +8,7 @@ and a timed ``python -m pytest`` subprocess rooted in a temporary directory (so 
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -100,15 +101,27 @@ class TimedFakeAPI(FakeAPI):
 # recompiling the plugin's sources each time as PYTHONDONTWRITEBYTECODE=1 would make them.
 PYCACHE = tempfile.mkdtemp(prefix="optbench-bench-pyc-")
 atexit.register(shutil.rmtree, PYCACHE, True)
+NO_PYCACHE = tempfile.mkdtemp(prefix="optbench-bench-no-pyc-")  # stays empty: nothing is written
+atexit.register(shutil.rmtree, NO_PYCACHE, True)
 
 
-def bench_env() -> dict[str, str]:
-    """The subprocess environment: fake keys, no proxies, no PYTEST_ADDOPTS, a private pyc cache."""
+def bench_env(bytecode: bool = True) -> dict[str, str]:
+    """The subprocess environment: fake keys, no proxies, no PYTEST_ADDOPTS, a private pyc cache.
+
+    ``bytecode=False``: PYTHONDONTWRITEBYTECODE=1, as some CI images and containers set it,
+    and an empty PYTHONPYCACHEPREFIX, so that no compiled module left beside the sources by
+    an earlier run is read either: every session compiles every module it imports, and
+    pytest rewrites the asserts of every plugin's modules (hypothesis, anyio, xdist,
+    pytest_optbench) again."""
     env = {k: v for k, v in os.environ.items()
            if k.upper() not in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-                                "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONDONTWRITEBYTECODE")}
+                                "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
     env.update(OPENAI_API_KEY="sk-fake-bench", ANTHROPIC_API_KEY="fake-bench-key",
-               NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost", PYTHONPYCACHEPREFIX=PYCACHE)
+               NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    if bytecode:
+        env["PYTHONPYCACHEPREFIX"] = PYCACHE
+    else:
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=NO_PYCACHE)
     return env
 
 
@@ -160,14 +173,38 @@ class PytestRun:
         return sum(int(m.group(1)) for m in re.finditer(r"(\d+) (?:passed|xfailed)", self.tail))
 
 
-def run_pytest(root: Path, args: list[str], *, timeout: float = 280.0) -> PytestRun:
-    """``python -m pytest ARGS`` with cwd and rootdir ``root``; timed from spawn to exit."""
+def run_pytest(root: Path, args: list[str], *, timeout: float = 280.0, bytecode: bool = True,
+               env: dict[str, str] | None = None) -> PytestRun:
+    """``python -m pytest ARGS`` with cwd and rootdir ``root``; timed from spawn to exit.
+    ``env``: variables added to ``bench_env(bytecode)``."""
     command = [sys.executable, "-m", "pytest", "--rootdir", str(root), "-p", "no:cacheprovider", "-q", *args]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env=bench_env(), capture_output=True, text=True, timeout=timeout,
-                          check=False)  # the exit code is part of what is measured
+    done = subprocess.run(command, cwd=root, env={**bench_env(bytecode), **(env or {})}, capture_output=True,
+                          text=True, timeout=timeout, check=False)  # the exit code is part of what is measured
     wall = time.perf_counter() - start
     return PytestRun(wall, done.returncode, done.stdout, done.stderr)
+
+
+PHASES = ("start-up", "collection", "items", "after the items", "summary and exit")
+
+
+def run_phases(root: Path, args: list[str], *, timeout: float = 280.0, bytecode: bool = True) -> dict[str, float]:
+    """One session with bench/_phases.py loaded: seconds spent in each of ``PHASES``
+    ("after the items": what runs at the end of the test loop; for optbench, scoring, gates
+    and reports)."""
+    with tempfile.TemporaryDirectory(prefix="optbench-bench-phases-") as tmp:
+        out = Path(tmp) / "phases.json"
+        path = os.pathsep.join(p for p in (str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")) if p)
+        start = time.time()
+        run = run_pytest(root, ["-p", "_phases", *args], timeout=timeout, bytecode=bytecode,
+                         env={"PYTHONPATH": path, "OPTBENCH_BENCH_PHASES": str(out)})
+        end = time.time()
+        if not out.exists():
+            sys.stderr.write(run.output[-4000:])
+            raise SystemExit("the phase-timing session wrote no phases")
+        marks = json.loads(out.read_text(encoding="utf-8"))
+    points = [start, marks["configured"], marks["collected"], marks["last_item"], marks["loop_end"], end]
+    return {name: later - earlier for name, earlier, later in zip(PHASES, points[:-1], points[1:], strict=True)}
 
 
 def check(run: PytestRun, expected_passed: int, what: str) -> None:

@@ -13,9 +13,19 @@ subprocesses are timed, and their medians compared:
 
 Items are 4,000 binary questions by default; ``--kind pairs`` uses 2,000 inverted pairs x 2
 conditions instead (8,000 prompts: the fill takes twice as long). "startup" is the wall time
-outside pytest's own "in N s" (interpreter, imports, plugin configuration).
+outside pytest's own "in N s" (interpreter, imports, plugin configuration). Last, one more
+session of each of the two compared variants runs with bench/_phases.py loaded, to show
+where the time goes: start-up, collection, the items, what runs after them (optbench:
+scoring, gates, reports) and the summary and exit.
 
-Run: python bench/bench_session_overhead.py [--repeats 3] [--kind binary|pairs] [--port 18732]
+Bytecode: every variant alike runs with compiled modules cached (PYTHONDONTWRITEBYTECODE
+removed, a private PYTHONPYCACHEPREFIX), as a user's sessions run; with ``--no-bytecode``
+every variant alike runs with PYTHONDONTWRITEBYTECODE=1, as some containers set it, and
+reads no compiled module either: each session then compiles everything it imports and
+pytest rewrites every plugin's asserts again (see _harness.bench_env). The output names
+the setting used.
+
+Run: python bench/bench_session_overhead.py [--repeats 3] [--kind binary|pairs] [--port 18732] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -27,11 +37,13 @@ import tempfile
 from pathlib import Path
 
 from _harness import (
+    PHASES,
     Budget,
     PytestRun,
     check,
     load_average,
     log,
+    run_phases,
     run_pytest,
     start_server,
     write_binary_suite,
@@ -60,7 +72,10 @@ def main() -> None:
     parser.add_argument("--kind", choices=["binary", "pairs"], default="binary")
     parser.add_argument("--port", type=int, default=18732, help="fixed loopback port of the fake server")
     parser.add_argument("--budget", type=float, default=285.0, help="seconds; repetitions that would not fit are dropped")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="run every variant with PYTHONDONTWRITEBYTECODE=1 (no compiled modules cached)")
     args = parser.parse_args()
+    bytecode = args.bytecode
     budget = Budget(args.budget)
     server = start_server(args.port, latency=0.0)
     load_before = load_average()
@@ -88,11 +103,11 @@ def main() -> None:
         }
 
         server.reset()
-        fill = run_pytest(root, [*store, "--concurrency", "32"], timeout=max(10.0, budget.left()))
+        fill = run_pytest(root, [*store, "--concurrency", "32"], timeout=max(10.0, budget.left()), bytecode=bytecode)
         check(fill, ITEMS, "filling the store")
         fill_requests = len(server.requests)
         log(f"store filled: {fill_requests} requests in {fill.wall:.1f} s")
-        run_pytest(plain_root, variants["plain pytest"][1], timeout=120)  # untimed: compile the test module
+        run_pytest(plain_root, variants["plain pytest"][1], timeout=120, bytecode=bytecode)  # untimed: compile
 
         times: dict[str, list[PytestRun]] = {name: [] for name in variants}
         store_requests = 0
@@ -103,12 +118,14 @@ def main() -> None:
                 break
             for name, (where, command) in variants.items():
                 server.reset()
-                run = run_pytest(where, command, timeout=max(10.0, min(budget.left(), 4 * longest)))
+                run = run_pytest(where, command, timeout=max(10.0, min(budget.left(), 4 * longest)), bytecode=bytecode)
                 check(run, ITEMS, name)
                 times[name].append(run)
                 if name == "optbench, store":
                     store_requests += len(server.requests)
             log(f"repetition {repeat + 1}: " + ", ".join(f"{n} {r[-1].wall:.1f} s" for n, r in times.items()))
+        phases = {name: run_phases(variants[name][0], variants[name][1], timeout=120, bytecode=bytecode)
+                  for name in ("optbench, store", "plain pytest")}
     server.stop()
 
     medians = {name: statistics.median(r.wall for r in runs) for name, runs in times.items()}
@@ -116,6 +133,10 @@ def main() -> None:
     repeats = len(times["plain pytest"])
     print(f"session overhead: {ITEMS:,} items ({args.kind}: {prompts:,} prompts, --samples 1); "
           f"median of {repeats} interleaved runs each; `python -m pytest -p no:cacheprovider -q`")
+    print("bytecode: " + ("compiled modules cached (PYTHONDONTWRITEBYTECODE unset, a private PYTHONPYCACHEPREFIX)"
+                          if bytecode else "PYTHONDONTWRITEBYTECODE=1 and an empty PYTHONPYCACHEPREFIX (every session compiles "
+                             "and rewrites everything again)")
+          + ", the same for every variant")
     print(f"store filled first against a FakeAPI at latency 0: {fill_requests:,} requests, {fill.wall:.1f} s "
           f"({fill.wall / max(fill_requests, 1) * 1e3:.1f} ms a request, --concurrency 32)")
     print(f"load average before {load_before}, after {load_average()} (2 cores, shared with other processes)")
@@ -131,6 +152,11 @@ def main() -> None:
     print(f"ratio optbench on sim:calibrated / plain pytest: {medians['optbench, sim'] / medians['plain pytest']:.2f}x")
     print(f"plain pytest with the plugin installed but unused / disabled: "
           f"{medians['plain, plugin idle'] / medians['plain pytest']:.2f}x")
+    print()
+    print("where the time goes (one more session each, with bench/_phases.py; seconds):")
+    print(f"{'variant':20} " + " ".join(f"{name:>16}" for name in PHASES))
+    for name, spent in phases.items():
+        print(f"{name:20} " + " ".join(f"{spent[phase]:16.2f}" for phase in PHASES))
     print(f"requests the server saw while answering from the store: {store_requests} "
           f"({'OK' if store_requests == 0 else 'EXPECTED 0'})")
     print(f"benchmark wall time {budget.elapsed():.0f} s")

@@ -128,9 +128,13 @@ class SuiteFile(pytest.File):
         # run with -k or --language compares with a full one (the selection is not a change).
         suite_hash = suite_prompt_hash([(item.id, condition.name, spec) for item, condition, specs in cases
                                         for spec in specs])
+        fixtureinfo = None
         for item, condition, specs in cases:
-            node = self._make_item(suite, item, condition, specs)
+            node = self._make_item(suite, item, condition, specs, fixtureinfo)
             node.suite_prompt_hash = suite_hash
+            # Resolved once per file, as pytest does for a parametrized test: every item of
+            # the file has the same function, parents and fixtures.
+            fixtureinfo = node._fixtureinfo
             yield node
 
     def _render(self, suite: Suite, item: Item, condition: Condition, settings: Any) -> list[PromptSpec]:
@@ -142,10 +146,11 @@ class SuiteFile(pytest.File):
                 f"under condition '{condition.name}' ({type(exc).__name__}: {exc})."
             ) from None
 
-    def _make_item(self, suite: Suite, item: Item, condition: Condition, specs: list[PromptSpec]) -> OptbenchItem:
+    def _make_item(self, suite: Suite, item: Item, condition: Condition, specs: list[PromptSpec],
+                   fixtureinfo: Any = None) -> OptbenchItem:
         base = condition.name == "base"
         name = item.id if base else f"{item.id}[{condition.name}]"
-        node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item)
+        node = OptbenchItem.from_parent(self, name=name, callobj=optbench_item, fixtureinfo=fixtureinfo)
         node.add_marker("optbench")
         # -k can select by suite, kind, domain, condition or language.
         node.extra_keyword_matches.update(
@@ -241,7 +246,9 @@ class OptbenchItem(pytest.Function):
             pytest.xfail(reason)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, (ItemFailed, ModelError)):
+        # pytest formats a traceback for pytest.xfail() too (then reports its reason, never
+        # the traceback): milliseconds per unusable item, so it gets the one line as well.
+        if isinstance(excinfo.value, (ItemFailed, ModelError, pytest.xfail.Exception)):
             return f"{self.nodeid}: {excinfo.value}"
         return super().repr_failure(excinfo)
 

@@ -207,6 +207,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     record = getattr(item, "optbench_record", None)
     if call.when == "call" and record is not None:
         report.optbench_record = record.to_dict()  # travels to the xdist controller
+        # The report carries it from now on: the item keeps no second copy for the rest of
+        # the session (every garbage collection, to the one at exit, walks what is kept).
+        item.optbench_record = None  # type: ignore[attr-defined]
     return report
 
 

@@ -63,9 +63,11 @@ class PromptRecord:
 
     def mean(self, keep_fifty: bool = True) -> float:
         """Mean parsed answer; NaN when no sample is usable."""
+        values = self.values(keep_fifty)
+        if len(values) == 1:  # one sample (often): its value, without numpy's per-call cost
+            return float(values[0])
         import numpy as np  # at scoring time only: a run that scores nothing never loads numpy
 
-        values = self.values(keep_fifty)
         return float(np.mean(values)) if values else float("nan")
 
 

@@ -295,10 +295,15 @@ class ApiElicitor:
         self.kept_in_memory = 0
         self._failed_in_a_row = 0
         self._peers_checked = 0.0
+        self._keys: dict[tuple[Any, ...], str] = {}
 
     def key(self, spec: PromptSpec) -> str:
-        return answer_key(self.provider.identity(), spec.system, spec.user, spec.temperature,
-                          self.tokens_for(spec), modes.STORE_MODES[spec.mode])
+        # Asked for every prompt twice (prefetch, then its item): hashed once.
+        fields = (spec.system, spec.user, spec.temperature, self.tokens_for(spec), modes.STORE_MODES[spec.mode])
+        key = self._keys.get(fields)
+        if key is None:
+            key = self._keys[fields] = answer_key(self.provider.identity(), *fields)
+        return key
 
     def tokens_for(self, spec: PromptSpec) -> int | None:
         """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS)."""

@@ -22,11 +22,10 @@ from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 class AnthropicProvider(ApiProvider):
     provider = "anthropic"
+    sdk_module = "anthropic"
     max_n = 1
 
     def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
-        import anthropic  # the SDK is imported only when this provider is chosen
-
         base_url = base_url or env.get("ANTHROPIC_BASE_URL") or None
         api_key = env.get("ANTHROPIC_API_KEY")
         if not api_key:
@@ -34,9 +33,13 @@ class AnthropicProvider(ApiProvider):
                 raise ValueError("anthropic: ANTHROPIC_API_KEY is not set")
             api_key = "not-needed"
         super().__init__(model, base_url, api_key, timeout)
-        self._anthropic = anthropic
-        self.client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self.require_sdk()
+        self._api_key = api_key
         self.send_temperature = True
+
+    def make_client(self) -> Any:
+        return self.sdk.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                                       timeout=self.timeout)
 
     async def generate(self, request: ApiRequest) -> ApiResult:
         if request.mode == modes.LOGPROBS:
@@ -57,7 +60,7 @@ class AnthropicProvider(ApiProvider):
                 params["tool_choice"] = {"type": "tool", "name": modes.SCHEMA_NAME}
             try:
                 response = await self.client.messages.create(**params)
-            except self._anthropic.BadRequestError as exc:
+            except self.sdk.BadRequestError as exc:
                 message = str(getattr(exc, "message", exc)).lower()
                 if self.send_temperature and "temperature" in message:
                     self.send_temperature = False
@@ -78,7 +81,7 @@ class AnthropicProvider(ApiProvider):
         raise CallFailed("anthropic: the server rejected the request after parameter changes", retryable=False)
 
     def _failure(self, exc: BaseException) -> CallFailed:
-        return self.sdk_failure(exc, self._anthropic)
+        return self.sdk_failure(exc, self.sdk)
 
     def _result(self, response: Any) -> ApiResult:
         blocks = getattr(response, "content", None)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
+import importlib
+import importlib.util
 import os
 import re
 import time
@@ -247,10 +249,39 @@ class ApiProvider:
             self._loop = LoopThread()
         return self._loop
 
+    # The official SDKs take 0.5 to 1.5 s to import: a provider names its SDK module and
+    # builds its client on first use, so a session answered from the store imports neither.
+    sdk_module = ""
+    _client: Any = None
+
+    def require_sdk(self) -> None:
+        """Fail at once (a usage error) when the SDK is not installed, without importing it."""
+        if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
+            raise ModuleNotFoundError(f"No module named '{self.sdk_module}'", name=self.sdk_module)
+
+    @property
+    def sdk(self) -> Any:
+        """The SDK module, imported on first use."""
+        return importlib.import_module(self.sdk_module)
+
+    @property
+    def client(self) -> Any:
+        """The SDK's async client, built on first use (``make_client``)."""
+        if self._client is None:
+            self._client = self.make_client()
+        return self._client
+
+    @client.setter
+    def client(self, value: Any) -> None:
+        self._client = value
+
+    def make_client(self) -> Any:
+        raise NotImplementedError
+
     def close(self) -> None:
         """Close the SDK's HTTP client on the loop that opened it, then the loop."""
         if self._loop is not None:
-            client = getattr(self, "client", None)
+            client = self._client  # never built: nothing to close
             if client is not None and hasattr(client, "close"):
                 with contextlib.suppress(Exception):  # closing must never fail a finished run
                     self._loop.run(client.close())

@@ -47,7 +47,7 @@ class AnthropicBatches(BatchClient):
     async def submit(self, lines: Sequence[BatchLine]) -> BatchState:
         requests = [{"custom_id": line.custom_id, "params": self.params(line.request)} for line in lines]
         try:
-            batch = await self.api.client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
+            batch = await self.api.client.messages.batches.create(requests=requests)
         except Exception as exc:  # noqa: BLE001 - classified, never swallowed
             raise self.failure(exc) from None
         return self._state(batch)

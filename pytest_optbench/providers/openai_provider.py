@@ -42,10 +42,9 @@ def stated_cap(message: str) -> int | None:
 
 class OpenAIProvider(ApiProvider):
     provider = "openai"
+    sdk_module = "openai"
 
     def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
-        import openai  # the SDK is imported only when this provider is chosen
-
         base_url = base_url or env.get("OPENAI_BASE_URL") or None
         api_key = env.get("OPENAI_API_KEY")
         if not api_key:
@@ -54,8 +53,8 @@ class OpenAIProvider(ApiProvider):
                                  "pass --base-url instead)")
             api_key = "not-needed"  # local servers ignore it, the SDK insists on one
         super().__init__(model, base_url, api_key, timeout)
-        self._openai = openai
-        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self.require_sdk()
+        self._api_key = api_key
         self.reasoning = bool(REASONING_FAMILY.match(model))
         self.send_temperature = not self.reasoning
         self.token_parameter = "max_completion_tokens" if self.reasoning else "max_tokens"
@@ -67,13 +66,17 @@ class OpenAIProvider(ApiProvider):
             self.note(f"{model} is a reasoning model: temperature is not sent and max_tokens is sent "
                       "as max_completion_tokens")
 
+    def make_client(self) -> Any:
+        return self.sdk.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                                    timeout=self.timeout)
+
     async def generate(self, request: ApiRequest) -> ApiResult:
         for _ in range(6):  # each pass may drop one parameter the server rejected
             mode = self.served_mode(request.mode)
             params = self.params(request, mode)
             try:
                 response = await self._create(params)
-            except self._openai.BadRequestError as exc:
+            except self.sdk.BadRequestError as exc:
                 if not (self._adapt_mode(exc, params, mode) or self._adapt(exc, params)):
                     raise self._failure(exc) from None
                 self.resent += 1
@@ -169,7 +172,7 @@ class OpenAIProvider(ApiProvider):
         return False
 
     def _failure(self, exc: BaseException) -> CallFailed:
-        return self.sdk_failure(exc, self._openai)
+        return self.sdk_failure(exc, self.sdk)
 
     def _result(self, response: Any) -> ApiResult:
         choices = getattr(response, "choices", None)
