@@ -19,6 +19,7 @@ event the asked one?) and ``reader`` (roles, presentation, decision).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -63,7 +64,30 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
     """
     if text is None or not str(text).strip():
         return Parsed(None, EMPTY)
-    raw = lexer.cap(str(text))
+    text = str(text)
+    if len(text) <= SHORT_REPLY:
+        return _parse_short(text, question, truncated)
+    return _parse(text, question, truncated)
+
+
+# Reading is pure and ``Parsed`` immutable, so short replies, which repeat ("65" for many
+# prompts, every sample of one), are read once; the bound keeps the memo to a few MB.
+SHORT_REPLY = 512
+
+
+@functools.lru_cache(maxsize=16384)
+def _parse_short(text: str, question: str | None, truncated: bool | None) -> Parsed:
+    return _parse(text, question, truncated)
+
+
+@functools.lru_cache(maxsize=2048)
+def _asked(question: str) -> events.Question:
+    """A question is read once for all its samples (``events.Question`` is immutable)."""
+    return events.read_question(question)
+
+
+def _parse(text: str, question: str | None, truncated: bool | None) -> Parsed:
+    raw = lexer.cap(text)
     end = lexer.turn_end(raw)
     if end is not None:
         raw, truncated = raw[:end], False  # the model ended its own turn there
@@ -77,7 +101,7 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
             value = int(digits)
             if value <= 100:
                 return Parsed(float(value))
-    asked = events.read_question(question) if question else None
+    asked = _asked(question) if question else None
     if "{" in raw:
         from_json = _from_json(raw, asked, truncated)
         if from_json is not None:

@@ -867,7 +867,7 @@ def test_a_dead_peer_is_not_waited_for_long(fake, make):
     silence in the whole store, the waiting worker asks itself."""
     server = fake()
     specs = [spec(i, samples=1) for i in range(6)]
-    worker = make(server, shard=(0, 2), engine=settings(peer_wait=60.0, peer_stall=0.5))
+    worker = make(server, shard=(0, 2), engine=settings(peer_wait=60.0, peer_stall=0.25))
     worker.prefetch(specs)
     own = len(server.requests)
     records = [worker.record(s) for s in specs]

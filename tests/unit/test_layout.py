@@ -8,6 +8,7 @@ imports for type checkers only do not.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ def imports(path: Path) -> set[str]:
     return {f for f in found if f and f != name}
 
 
+@functools.cache  # the package's files do not change during a test run
 def graph() -> dict[str, set[str]]:
     return {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
 

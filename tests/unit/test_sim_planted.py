@@ -13,7 +13,7 @@ from pytest_optbench.records import ItemRecord
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.suites import parse_suite
 
-N = 300
+N = 200
 TOLERANCE = {"conjunction_violation_rate": 2.0, "disjunction_violation_rate": 2.0,
              "conditional_violation_rate": 5.0, "dose_response_violation_rate": 2.0}
 # Overconfidence of the binary answers on a balanced set (see providers/sim.py).
