@@ -92,10 +92,25 @@ def bootstrap_draws(
     """Every statistic that ``statistics(weights (b, n))`` returns, on the same resamples
     (paired by item): one array of ``n_resamples`` draws per name."""
     collected: dict[str, list[np.ndarray]] = {}
-    for weights in weight_batches(n, n_resamples, rng):
+    for weights in prefetched(weight_batches(n, n_resamples, rng)):
         for name, values in statistics(weights).items():
             collected.setdefault(name, []).append(np.atleast_1d(np.asarray(values, dtype=float)))
     return {name: np.concatenate(parts) for name, parts in collected.items()}
+
+
+def prefetched(batches: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+    """``batches``, with the next one drawn in a thread while the caller works on this one.
+
+    Only that thread draws, in order, so the draws are the ones a plain loop gets; numpy
+    releases the GIL in the draws and in the matrix products, so the two overlap.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="optbench-draws") as pool:
+        upcoming = pool.submit(next, batches, None)
+        while (batch := upcoming.result()) is not None:
+            upcoming = pool.submit(next, batches, None)
+            yield batch
 
 
 def weighted_mean_se(values: np.ndarray, w: np.ndarray | None,

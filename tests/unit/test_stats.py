@@ -14,7 +14,13 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
 from pytest_optbench.metrics import calibration as cal
-from pytest_optbench.metrics.resample import BATCH_CELLS, percentile_interval, weight_batches, weighted_bootstrap
+from pytest_optbench.metrics.resample import (
+    BATCH_CELLS,
+    percentile_interval,
+    prefetched,
+    weight_batches,
+    weighted_bootstrap,
+)
 from pytest_optbench.metrics.stats import (
     benjamini_hochberg,
     holm,
@@ -198,6 +204,24 @@ def test_weight_batches_split_large_problems() -> None:
     batches = list(weight_batches(n, 5, np.random.default_rng(0)))
     assert [b.shape[0] for b in batches] == [2, 2, 1]
     assert all((b.sum(axis=1) == n).all() for b in batches)
+
+
+def test_prefetched_batches_are_the_draws_of_a_plain_loop_in_order() -> None:
+    n = BATCH_CELLS // 3 + 1  # several batches
+    plain = list(weight_batches(n, 7, np.random.default_rng(5)))
+    ahead = list(prefetched(weight_batches(n, 7, np.random.default_rng(5))))
+    assert len(ahead) == len(plain) == 4 and all(np.array_equal(a, b) for a, b in zip(ahead, plain))
+
+
+def test_an_error_while_drawing_ahead_reaches_the_caller() -> None:
+    def failing():
+        yield np.ones((1, 2))
+        raise MemoryError("no room for the next batch")
+
+    batches = prefetched(failing())
+    assert next(batches).shape == (1, 2)
+    with pytest.raises(MemoryError, match="no room"):
+        next(batches)
 
 
 def test_weight_batches_are_multinomial() -> None:
