@@ -25,11 +25,6 @@ class AnthropicBatches(BatchClient):
 
     api: AnthropicProvider
 
-    def sdk(self) -> Any:
-        import anthropic
-
-        return anthropic
-
     def params(self, request: ApiRequest) -> dict[str, Any]:
         api = self.api
         params: dict[str, Any] = {

@@ -98,14 +98,11 @@ class BatchClient:
 
     def failure(self, exc: BaseException) -> CallFailed:
         """An SDK exception as a ``CallFailed``; a refusal over size as ``BatchTooLarge``."""
-        failure = self.api.sdk_failure(exc, self.sdk())
+        failure = self.api.sdk_failure(exc, self.api.sdk)
         text = str(failure).lower()
         if failure.status == 413 or (failure.status in (400, 422) and _SIZE_WORDS.search(text)):
             return BatchTooLarge(str(failure), status=failure.status)
         return failure
-
-    def sdk(self) -> Any:
-        raise NotImplementedError
 
     def redact(self, text: str) -> str:
         return self.api.redact(text)

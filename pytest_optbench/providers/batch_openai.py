@@ -42,11 +42,6 @@ class OpenAIBatches(BatchClient):
 
     api: OpenAIProvider
 
-    def sdk(self) -> Any:
-        import openai
-
-        return openai
-
     def body(self, request: ApiRequest) -> dict[str, Any]:
         """What the real-time path sends for this request, as the provider stands now (batch
         lines are text mode: json and logprobs prompts are asked in real time)."""
