@@ -3,6 +3,7 @@ the audit command runs with the plain install, which has no Hypothesis)."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # dev: quick local runs; ci: more examples, no deadline (CI machines are noisy).
@@ -12,3 +13,13 @@ settings.register_profile(
 )
 settings.register_profile("fuzz-long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="module")
+def shared_server():
+    """One local fake OpenAI/Anthropic server per test module; each test configures it afresh
+    (``FakeAPI.reconfigure``), so no setting or request leaks from one test to the next."""
+    from pytest_optbench.testing import FakeAPI
+
+    with FakeAPI() as server:
+        yield server

@@ -40,12 +40,6 @@ def spec(i: int, samples: int = 3, temperature: float = 0.7) -> PromptSpec:
 SPECS = [spec(i) for i in range(6)]
 
 
-@pytest.fixture(scope="module")
-def shared_server():
-    with FakeAPI() as server:
-        yield server
-
-
 @pytest.fixture
 def fake(shared_server):
     """``fake(**FakeBatches fields)``: the shared server with fresh batch state."""

@@ -33,16 +33,10 @@ def spec(mode: str, i: int = 0, yes_no: bool = False) -> PromptSpec:
                       {"item": f"item-{i}"}, mode, yes_no)
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeAPI(answer=lambda request, index: "65") as api:
-        yield api
-
-
 @pytest.fixture
-def fake(server):
+def fake(shared_server):
     def configure(**changes) -> FakeAPI:
-        return server.reconfigure(**{"answer": lambda request, index: "65", **changes})
+        return shared_server.reconfigure(**{"answer": lambda request, index: "65", **changes})
     return configure
 
 

@@ -46,13 +46,6 @@ def settings(**changes) -> EngineSettings:
     return EngineSettings(**{**FAST.__dict__, **changes})
 
 
-@pytest.fixture(scope="module")
-def shared_server():
-    """One FakeAPI for the module (stopping a server costs half a second); ``fake`` resets it."""
-    with FakeAPI() as server:
-        yield server
-
-
 @pytest.fixture
 def fake(shared_server):
     """``fake(**FakeAPI fields)``: the shared server, configured afresh, with no requests seen."""

@@ -54,16 +54,10 @@ def settings(**changes: object) -> EngineSettings:
     return EngineSettings(**{**FAST.__dict__, **changes})
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeAPI() as api:
-        yield api
-
-
 @pytest.fixture
-def fake(server):
+def fake(shared_server):
     """The shared server, configured afresh, with no requests seen."""
-    return server.reconfigure
+    return shared_server.reconfigure
 
 
 @pytest.fixture
