@@ -18,7 +18,6 @@ import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import scipy.stats  # noqa: F401 - imported now, so that no example pays for it inside its CPU bound
 from hostile_strategies import replies, report_files, suite_files, thresholds_files
 from hypothesis import HealthCheck, given, settings
@@ -206,20 +205,14 @@ def test_a_reply_is_a_number_or_a_reason_and_every_writer_takes_it(reply: str) -
             "raw"] == answer.raw
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeAPI]:
-    with FakeAPI(timeout_sleep=0.3) as api:
-        yield api
-
-
 KEY = "sk-test-FUZZ-0123456789abcdef"
 
 
 @settings(max_examples=FEW, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(reply=replies(), faults=st.lists(st.sampled_from(FAULTS), max_size=4))
-def test_a_server_reply_or_fault_is_an_answer_or_one_line(server: FakeAPI, reply: str, faults: list[str]) -> None:
-    server.answer = lambda request, index: reply
-    server.faults = list(faults)
+def test_a_server_reply_or_fault_is_an_answer_or_one_line(shared_server: FakeAPI, reply: str,
+                                                          faults: list[str]) -> None:
+    server = shared_server.reconfigure(answer=lambda request, index: reply, faults=list(faults), timeout_sleep=0.3)
     with scratch() as directory:
         provider = OpenAIProvider("fuzz", base_url=server.openai_url, env={"OPENAI_API_KEY": KEY}, timeout=0.1)
         engine = ApiElicitor(provider, ResponseStore(directory / "responses.sqlite"),
