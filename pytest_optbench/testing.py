@@ -79,7 +79,7 @@ class FakeAPI:
     def reconfigure(self, **changes: Any) -> Self:
         """A running server made as ``FakeAPI(**changes)`` would be, port aside: every setting
         back to its default or the given value, no requests seen, fresh batch state. Tests share
-        one server per module (stopping one costs half a second) and call this between cases."""
+        one server per module (tests/conftest.py: ``shared_server``) and call this between cases."""
         fresh = FakeAPI(**changes)
         with self._lock:
             for name in (f.name for f in fields(self) if f.name not in ("port_number", "_lock")):
