@@ -224,7 +224,7 @@ def _folded_normal_mean(mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """E|X| for X ~ N(mean, sd^2); |mean| where sd is 0."""
     # The standard normal CDF (what scipy.stats.norm.cdf computes), from scipy.special: it
     # loads in a third of the time, and scoring often runs this before anything needs stats.
-    from scipy.special import ndtr
+    from scipy.special import ndtr  # imported on first use
 
     safe = np.where(sd > 0, sd, 1.0)
     folded = safe * np.sqrt(2 / np.pi) * np.exp(-mean * mean / (2 * safe * safe)) + mean * (1 - 2 * ndtr(-mean / safe))

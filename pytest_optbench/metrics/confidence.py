@@ -33,7 +33,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .stats import CONFIDENCE, Interval, _scipy_stats
+from .distribution_functions import (
+    beta_cdf,
+    beta_ppf,
+    beta_sf,
+    normal_cdf,
+    normal_isf,
+    normal_ppf,
+    student_cdf,
+    student_isf,
+    student_sf,
+)
+from .stats import CONFIDENCE, Interval
 
 # The range each mean-type metric can take (answers 0-100, probabilities 0-1): its
 # intervals never leave it.
@@ -169,7 +180,7 @@ class StudentizedBootstrap(Confidence):
         b = self.t_draws.size
         count = b - int(np.searchsorted(self.t_draws, t, side="left"))
         p_boot = (count + 1) / (b + 1) if count else 0.0
-        return max(p_boot, float(_scipy_stats().t.sf(t, self.df)))
+        return max(p_boot, student_sf(t, self.df))
 
     def p_less(self, value: float) -> float:
         if value > self.bounds[1]:
@@ -180,13 +191,13 @@ class StudentizedBootstrap(Confidence):
         b = self.t_draws.size
         count = int(np.searchsorted(self.t_draws, t, side="right"))
         p_boot = (count + 1) / (b + 1) if count else 0.0
-        return max(p_boot, float(_scipy_stats().t.cdf(t, self.df)))
+        return max(p_boot, student_cdf(t, self.df))
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
         b = self.t_draws.size
         k = max(1, min_count(a, b))  # no draw beyond t counts as p_boot = 0 (see the class)
-        student = float(_scipy_stats().t.isf(a, self.df))
+        student = student_isf(a, self.df)
         # p_greater(v) >= a when either part is: at least k draws >= t, or Student's sf >= a.
         upper_t = max(self.t_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf), student)
         lower_t = min(self.t_draws[k - 1] if 0 < k <= b else (-math.inf if k == 0 else math.inf), -student)
@@ -272,8 +283,7 @@ class BootstrapPercentile(Confidence):
     def _shift(self, share: float, sign: float) -> float:
         if self.z0 == 0.0:
             return share
-        norm = _scipy_stats().norm
-        return float(norm.cdf(norm.ppf(share) + sign * 2.0 * self.z0))
+        return normal_cdf(normal_ppf(share) + sign * 2.0 * self.z0)
 
     def p_greater(self, value: float) -> float:
         if self.contains and value >= min(self.contains):
@@ -293,8 +303,7 @@ class BootstrapPercentile(Confidence):
         """The share s at which _shift(s, sign) == a."""
         if self.z0 == 0.0:
             return a
-        norm = _scipy_stats().norm
-        return float(norm.cdf(norm.ppf(a) - sign * 2.0 * self.z0))
+        return normal_cdf(normal_ppf(a) - sign * 2.0 * self.z0)
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
@@ -325,7 +334,7 @@ def bootstrap_confidence(draws: np.ndarray, estimate: float, bias_correct: bool 
     if bias_correct:
         share = float(np.count_nonzero(d < estimate) + 0.5 * np.count_nonzero(d == estimate)) / d.size
         share = min(max(share, 1 / (d.size + 1)), d.size / (d.size + 1))
-        z0 = float(_scipy_stats().norm.ppf(share))
+        z0 = normal_ppf(share)
     keep = (float(estimate),) if contains is None else tuple(float(c) for c in contains)
     return BootstrapPercentile(float(estimate), d, z0, keep, "BC" if bias_correct else "percentile")
 
@@ -350,21 +359,20 @@ class BetaConfidence(Confidence):
             return 0.0
         if self.successes <= 0 or value >= 1:
             return 1.0
-        return float(_scipy_stats().beta.cdf(value, self.successes, self.trials - self.successes + 1))
+        return beta_cdf(value, self.successes, self.trials - self.successes + 1)
 
     def p_less(self, value: float) -> float:
         if value > 1:
             return 0.0
         if self.successes >= self.trials or value <= 0:
             return 1.0
-        return float(_scipy_stats().beta.sf(value, self.successes + 1, self.trials - self.successes))
+        return beta_sf(value, self.successes + 1, self.trials - self.successes)
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
-        beta = _scipy_stats().beta
         x, n = self.successes, self.trials
-        low = 0.0 if x <= 0 else float(beta.ppf(a, x, n - x + 1))
-        high = 1.0 if x >= n else float(beta.ppf(1 - a, x + 1, n - x))
+        low = 0.0 if x <= 0 else beta_ppf(a, x, n - x + 1)
+        high = 1.0 if x >= n else beta_ppf(1 - a, x + 1, n - x)
         return Interval(low, high, self.method)
 
 
@@ -441,7 +449,7 @@ class EceConfidence(Confidence):
     def _normal_tail(self, x: float) -> float:
         """P(N(0,1) <= x / sd), degenerate when sd is 0."""
         if self.sd > 0:
-            return float(_scipy_stats().norm.cdf(x / self.sd))
+            return normal_cdf(x / self.sd)
         return 1.0 if x >= 0 else 0.0
 
     def p_greater(self, value: float) -> float:
@@ -465,7 +473,7 @@ class EceConfidence(Confidence):
         b = self.null_draws.size
         k = min_count(2 * a, b)
         null_part = self.plugin - float(self.null_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf))
-        z = float(_scipy_stats().norm.isf(a))
+        z = normal_isf(a)
         low = max(0.0, min(null_part, self.corrected - z * self.sd))
         high = min(1.0, self.corrected + z * self.sd)
         if self.contains:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .confidence import Confidence, StudentizedBootstrap
+from .distribution_functions import normal_isf, normal_ppf, student_isf
 from .stats import _scipy_stats
 
 POWER = 0.8
@@ -120,10 +121,9 @@ def power_of_t_test(effect: float, sd: float, items: int, alpha: float = 0.05, s
     """Exact power of the one-sample t test of a mean shift ``effect`` with per-item SD ``sd``."""
     if items < 2 or sd <= 0 or not math.isfinite(sd):
         return float("nan")
-    t = _scipy_stats().t
     nct = _scipy_stats().nct
     df = items - 1
-    critical = float(t.isf(alpha / sides, df))
+    critical = student_isf(alpha / sides, df)
     ncp = abs(effect) / (sd / math.sqrt(items))
     power = float(nct.sf(critical, df, ncp))
     if math.isnan(power):
@@ -146,7 +146,7 @@ def minimum_detectable_effect(sd: float, items: int, alpha: float = 0.05, power:
     # in closed form (SciPy's inverse of the noncentral t CDF; a gate asks this once per row).
     from scipy.special import nctdtrinc
 
-    critical = float(_scipy_stats().t.isf(alpha / sides, items - 1))
+    critical = student_isf(alpha / sides, items - 1)
     one_sided = float(nctdtrinc(items - 1, 1.0 - power, critical)) * se
     if sides == 1 and math.isfinite(one_sided) and one_sided > 0:
         return one_sided
@@ -236,8 +236,7 @@ def rate_minimum_detectable_effect(rate: float, checks: float, deff: float = 1.0
     effect ``deff`` (normal approximation: (z_alpha + z_power) sqrt(r (1 - r) deff / n))."""
     if checks <= 0 or not 0 <= rate <= 1:
         return float("nan")
-    norm = _scipy_stats().norm
-    z = float(norm.isf(alpha / sides)) + float(norm.ppf(power))
+    z = normal_isf(alpha / sides) + normal_ppf(power)
     spread = max(rate * (1 - rate), 1.0 / checks)  # a rate of 0 still has a detectable shift
     return z * math.sqrt(spread * max(deff, 1.0) / checks)
 
@@ -260,6 +259,5 @@ def detectable_crossing(confidence: Confidence, alpha: float = 0.025, power: flo
     half = max(interval.high - estimate, estimate - interval.low)
     if not (math.isfinite(half) and half > 0):
         return float("nan")
-    norm = _scipy_stats().norm
-    se = half / float(norm.isf(0.025))
-    return (float(norm.isf(alpha)) + float(norm.ppf(power))) * se
+    se = half / normal_isf(0.025)
+    return (normal_isf(alpha) + normal_ppf(power)) * se

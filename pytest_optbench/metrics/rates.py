@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .confidence import BetaConfidence, Confidence, IntervalFamily, NoConfidence, _tail
-from .stats import CONFIDENCE, Interval, _scipy_stats
+from .distribution_functions import normal_isf, student_isf
+from .stats import CONFIDENCE, Interval
 
 CLOPPER_PEARSON = "clopper-pearson"
 CLUSTERED = "clopper-pearson, korn-graubard effective n (clustered by item)"
@@ -51,9 +52,8 @@ class ClusteredRate:
     def effective_trials(self, confidence: float) -> float:
         n = self.checks / self.deff
         if not self.independent and self.clusters >= 2 and self.checks >= 2:
-            t = _scipy_stats().t
             a = min(_tail(confidence), 0.49)  # both quantiles tend to 0 at a = 0.5
-            n *= (float(t.isf(a, self.checks - 1)) / float(t.isf(a, self.clusters - 1))) ** 2
+            n *= (student_isf(a, self.checks - 1) / student_isf(a, self.clusters - 1)) ** 2
         return n
 
 
@@ -109,7 +109,7 @@ def wilson_interval(successes: float, trials: float, confidence: float = CONFIDE
     """Wilson score interval of a proportion (Wilson 1927)."""
     if trials <= 0:
         return Interval(float("nan"), float("nan"), "none")
-    z = float(_scipy_stats().norm.isf(_tail(confidence)))
+    z = normal_isf(_tail(confidence))
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z / (1 + z * z / trials) * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))

@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
+from .distribution_functions import normal_cdf, normal_ppf
 from .stats import (
     BATCH_CELLS,
     CONFIDENCE,
     DEFAULT_RESAMPLES,
     NO_INTERVAL,
     Interval,
-    _scipy_stats,
 )
 
 
@@ -52,12 +52,9 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE, esti
     if estimate is None or not np.isfinite(estimate):
         low, high = np.quantile(values, [alpha, 1 - alpha])
         return Interval(float(low), float(high), "percentile")
-    norm = _scipy_stats().norm  # on first use
-
     share = (np.count_nonzero(values < estimate) + 0.5 * np.count_nonzero(values == estimate)) / values.size
-    z0 = norm.ppf(np.clip(share, 1 / (values.size + 1), values.size / (values.size + 1)))
-    z = norm.ppf([alpha, 1 - alpha])
-    low, high = np.quantile(values, norm.cdf(2 * z0 + z))
+    z0 = normal_ppf(float(np.clip(share, 1 / (values.size + 1), values.size / (values.size + 1))))
+    low, high = np.quantile(values, [normal_cdf(2 * z0 + normal_ppf(alpha)), normal_cdf(2 * z0 + normal_ppf(1 - alpha))])
     method = "BC"
     if not low <= estimate <= high:
         low, high, method = min(low, estimate), max(high, estimate), "BC, extended to the estimate"

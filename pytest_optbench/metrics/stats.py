@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .distribution_functions import normal_sf
 
 
 def _scipy_stats() -> Any:
@@ -88,6 +91,34 @@ def wilcoxon_p(values: np.ndarray) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(_scipy_stats().wilcoxon(values, zero_method="wilcox", alternative="two-sided", method=method).pvalue)
+
+
+def mann_whitney_p(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sided Mann-Whitney U p that x and y come from one distribution: what
+    ``scipy.stats.mannwhitneyu(x, y)`` returns with its defaults.
+
+    SciPy's "auto" rule takes the normal approximation (tie-corrected, with continuity
+    correction) when both samples exceed 8 or any value ties, and the exact null otherwise.
+    The approximation is computed here, in SciPy's own order of operations, so that scoring
+    binary questions need not import scipy.stats (about a second); the exact case, small
+    samples only, asks SciPy. NaN when a sample is empty or holds NaN.
+    """
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    n1, n2 = x.size, y.size
+    if n1 == 0 or n2 == 0 or np.isnan(x).any() or np.isnan(y).any():
+        return float("nan")
+    _, group, ties = np.unique(np.concatenate([x, y]), return_inverse=True, return_counts=True)
+    if (n1 <= 8 or n2 <= 8) and not (ties > 1).any():
+        return float(_scipy_stats().mannwhitneyu(x, y).pvalue)
+    # Average rank of each distinct value: the ranks before it plus the middle of its run.
+    average_rank = (np.cumsum(ties) - ties) + (ties + 1) / 2
+    u1 = float(average_rank[group[:n1]].sum()) - n1 * (n1 + 1) / 2
+    u = max(u1, n1 * n2 - u1)
+    n = n1 + n2
+    tie_term = float(np.sum(ties.astype(float) ** 3 - ties))
+    s = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    z = (u - n1 * n2 / 2 - 0.5) / s if s > 0 else math.copysign(math.inf, u - n1 * n2 / 2 - 0.5)
+    return min(max(2 * normal_sf(z), 0.0), 1.0)
 
 
 def proportion_ci(successes: int, trials: int, confidence: float = CONFIDENCE) -> Interval:

@@ -27,6 +27,7 @@ from ..metrics.rates import rate_confidence
 from ..metrics.stats import (
     DEFAULT_RESAMPLES,
     Interval,
+    mann_whitney_p,
     paired_permutation_p,
     sign_test_p,
     tost_p,
@@ -317,9 +318,7 @@ def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, bas
                                                       group.options.n_resamples)
     yes, no = p[y == 1], p[y == 0]
     if yes.size and no.size:
-        from scipy.stats import mannwhitneyu
-
-        out["auc"] = float(mannwhitneyu(yes, no, alternative="two-sided").pvalue)
+        out["auc"] = mann_whitney_p(yes, no)
     return out
 
 
