@@ -24,6 +24,7 @@ from ..metrics import skew as skew_metrics
 from ..metrics.calibration_ci import binary_confidences
 from ..metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
 from ..metrics.rates import rate_confidence
+from ..metrics.resample import ordinary_pages
 from ..metrics.stats import (
     DEFAULT_RESAMPLES,
     Interval,
@@ -160,6 +161,12 @@ def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = Aggrega
         for record in by_suite[suite]:
             by_condition[record.condition].append(record)
         suites.append((suite, by_condition, [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]))
+    with ordinary_pages():
+        return _aggregate_suites(suites, options)
+
+
+def _aggregate_suites(suites: list[tuple[str, dict[str, list[ItemRecord]], list[_Group]]],
+                      options: AggregateOptions) -> list[Aggregate]:
     out: list[Aggregate] = []
     # The binary families run in one worker thread beside the rest, which is most of a second
     # core's work: their matrix products and draws release the GIL. Each family has its own

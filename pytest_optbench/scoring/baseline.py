@@ -26,7 +26,7 @@ from ..metrics.confidence import (
     studentized_bootstrap,
 )
 from ..metrics.rates import rate_change_confidence
-from ..metrics.resample import bootstrap_draws
+from ..metrics.resample import bootstrap_draws, ordinary_pages
 from ..metrics.skew import pair_skews
 from ..records import REFUSAL_VALUE, ItemRecord
 from .aggregate import (
@@ -135,8 +135,9 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
     for key in sorted(set(now) & set(before)):
         if now[key].kind == before[key].kind:
             groups[(key[0], key[2])].append((now[key], before[key]))
-    for (suite, condition), pairs in sorted(groups.items()):
-        comparison.changes.extend(_group_changes(suite, condition, pairs, options))
+    with ordinary_pages():
+        for (suite, condition), pairs in sorted(groups.items()):
+            comparison.changes.extend(_group_changes(suite, condition, pairs, options))
     return comparison
 
 

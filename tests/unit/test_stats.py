@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from scipy import stats as sps
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics.resample import (
     BATCH_CELLS,
+    ordinary_pages,
     percentile_interval,
     prefetched,
     weight_batches,
@@ -289,3 +291,17 @@ def test_weighted_bootstrap_matches_explicit_resampling() -> None:
     got = weighted_bootstrap(lambda w: {"brier": cal.brier(p, y, w)}, 30, np.random.default_rng(5), 50)
     want = percentile_interval(np.array(explicit), estimate=float(cal.brier(p, y)))
     assert got["brier"].low == pytest.approx(want.low) and got["brier"].high == pytest.approx(want.high)
+
+
+def test_scoring_asks_numpy_for_ordinary_pages_and_restores_its_setting() -> None:
+    switch = import_module("numpy._core.multiarray")._set_madvise_hugepage
+    original = switch(True)
+    try:
+        with ordinary_pages():
+            assert switch(False) is False  # off inside (the call reports the setting it replaces)
+        assert switch(True) is True  # restored on the way out
+        with pytest.raises(RuntimeError), ordinary_pages():
+            raise RuntimeError("scoring failed")
+        assert switch(True) is True  # and after an error
+    finally:
+        switch(original)
