@@ -83,7 +83,7 @@ samples = hnp.arrays(np.float64, st.integers(1, 60), elements=st.one_of(st.integ
                                                                         st.floats(0, 1)))
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(samples, samples)
 def test_mann_whitney_p_is_scipys(x: np.ndarray, y: np.ndarray) -> None:
     expected = scipy.stats.mannwhitneyu(x, y, alternative="two-sided").pvalue
