@@ -69,20 +69,22 @@ def _valid_beta(a: float, b: float) -> bool:
 
 def beta_cdf(x: float, a: float, b: float) -> float:
     """P(X <= x) for X ~ Beta(a, b) (``scipy.stats.beta.cdf``)."""
-    if not _valid_beta(a, b) or math.isnan(x):
-        return math.nan
-    if x <= 0 or x >= 1:
-        return 0.0 if x <= 0 else 1.0
-    return float(_special().betainc(a, b, x))
+    return _beta_tail(x, a, b, "betainc", outside=(0.0, 1.0))
 
 
 def beta_sf(x: float, a: float, b: float) -> float:
     """P(X > x) for X ~ Beta(a, b) (``scipy.stats.beta.sf``)."""
+    return _beta_tail(x, a, b, "betaincc", outside=(1.0, 0.0))
+
+
+def _beta_tail(x: float, a: float, b: float, function: str, outside: tuple[float, float]) -> float:
+    """One tail of Beta(a, b) at x: scipy.special's ``function`` inside the support, and
+    ``outside`` = (its value at x <= 0, at x >= 1) beyond it; NaN for invalid shapes or x."""
     if not _valid_beta(a, b) or math.isnan(x):
         return math.nan
     if x <= 0 or x >= 1:
-        return 1.0 if x <= 0 else 0.0
-    return float(_special().betaincc(a, b, x))
+        return outside[0] if x <= 0 else outside[1]
+    return float(getattr(_special(), function)(a, b, x))
 
 
 def beta_ppf(q: float, a: float, b: float) -> float:

@@ -36,9 +36,8 @@ def ordinary_pages() -> Iterator[None]:
     the next on 2 cores, and 1.2 s every time without. The numbers do not change. Call it
     from the thread that starts scoring, before any worker thread.
     """
-    # numpy's runtime switch for NUMPY_MADVISE_HUGEPAGE (not in its type stubs)
-    switch: Callable[[bool], bool] | None = getattr(import_module("numpy._core.multiarray"), "_set_madvise_hugepage", None)
-    if switch is None:  # pragma: no cover - a numpy without the switch
+    switch = _madvise_switch()
+    if switch is None:
         yield
         return
     previous = switch(False)
@@ -46,6 +45,19 @@ def ordinary_pages() -> Iterator[None]:
         yield
     finally:
         switch(previous)
+
+
+def _madvise_switch() -> Callable[[bool], bool] | None:
+    """numpy's runtime switch for NUMPY_MADVISE_HUGEPAGE (not in its type stubs): in
+    ``numpy._core`` since numpy 2, ``numpy.core`` before; None where a numpy has none."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            switch: Callable[[bool], bool] | None = getattr(import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+        if switch is not None:
+            return switch
+    return None
 
 
 def weight_batches(n: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:

@@ -305,3 +305,14 @@ def test_scoring_asks_numpy_for_ordinary_pages_and_restores_its_setting() -> Non
         assert switch(True) is True  # and after an error
     finally:
         switch(original)
+
+
+def test_ordinary_pages_runs_the_block_where_numpy_has_no_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_optbench.metrics import resample
+
+    monkeypatch.setattr(resample, "import_module", lambda name: object())  # a numpy without the switch
+    assert resample._madvise_switch() is None
+    ran = []
+    with ordinary_pages():
+        ran.append(True)
+    assert ran == [True]
