@@ -45,16 +45,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_optbench.aggregate import (
-    AggregateOptions,
-    aggregate,
-    axiom_violation_counts,
-    binary_data,
-    pair_answers,
-)
-from pytest_optbench.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
-from pytest_optbench.engine import elicit
-
+from pytest_optbench.elicit.engine import elicit
+from pytest_optbench.kinds import kind_of
+from pytest_optbench.kinds.base import violation_counts
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics import gate_tests
 from pytest_optbench.metrics.calibration_ci import binary_confidences
@@ -68,9 +61,12 @@ from pytest_optbench.metrics.stats import (
     proportion_ci,
     wilcoxon_p,
 )
-from pytest_optbench.prompts import Settings, render_prompts
+from pytest_optbench.options import Settings
+from pytest_optbench.prompts import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records import REFUSAL_VALUE, ItemRecord
+from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, binary_data, pair_answers
+from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.suites import Suite, parse_suite
 
 SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer")
@@ -408,11 +404,11 @@ def section_rates(board: Board, args: argparse.Namespace, rng: np.random.Generat
     for kind, metric in (("dose_response", "dose_response_violation_rate"), ("conjunction", "conjunction_violation_rate")):
         for profile in ("optimist", "skewed"):
             pool = simulate(profile, _suite(kind, args.rate_pool), seed=args.seed)
-            hits_all, checks_all, _ = axiom_violation_counts(pool["base"], kind, 2.0)
+            hits_all, checks_all, _ = violation_counts(kind_of(kind), pool["base"], 2.0)
             truth = sum(hits_all) / sum(checks_all)
             data = f"sim:{profile} (rate {truth:.3f})"
             _rate_replicates(board, metric, data, pool, args, rng, truth,
-                             lambda rs, kind=kind: axiom_violation_counts(rs, kind, 2.0)[:2],
+                             lambda rs, kind=kind: violation_counts(kind_of(kind), rs, 2.0)[:2],
                              AggregateOptions(tolerances={metric: (2.0,)}), tolerance=2.0)
     # Parse and refusal rates: the samples of one item (its prompts) are clustered.
     suite = _suite("inverted_pair", args.pool)
@@ -484,7 +480,7 @@ def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random
     doses_now = [r for r in now if r.kind == "dose_response"]
     if doses_now:
         def dose_rate(records: list[ItemRecord]) -> np.ndarray:
-            hits, checks, _ = axiom_violation_counts(records, "dose_response", 0.0)
+            hits, checks, _ = violation_counts(kind_of("dose_response"), records, 0.0)
             return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
         decomposable("dose_response_violation_rate", dose_rate(doses_now),
                      dose_rate([r for r in before if r.kind == "dose_response"]))
