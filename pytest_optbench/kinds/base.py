@@ -182,17 +182,13 @@ def violation_metric(kind: Kind) -> str:
 
 def violation_counts(kind: Kind, records: Sequence[ItemRecord],
                      tolerance: float) -> tuple[list[int], list[int], list[str]]:
-    """Per item with a usable answer set: (violations, checks), and the violating item ids,
-    for clustered intervals (a dose-response ladder is several checks, its adjacent steps).
-    The kind's own check decides, one item at a time."""
-    hits, checks, bad = [], [], []
-    for record in records:
-        found = kind.violations([record], tolerance)
-        if found.checks:
-            hits.append(found.hits)
-            checks.append(found.checks)
-            bad.extend(found.items)
-    return hits, checks, bad
+    """Per item, in the order given: (violations, checks), and the violating item ids, for
+    clustered intervals (a dose-response ladder is several checks, its adjacent steps). The
+    kind's own check decides, one item at a time. An item without a usable answer set counts
+    (0, 0): it adds nothing to a rate, and the lists of two runs stay aligned item by item
+    (a baseline comparison pairs them)."""
+    found = [kind.violations([record], tolerance) for record in records]
+    return [f.hits for f in found], [f.checks for f in found], [item for f in found for item in f.items]
 
 
 def item_rng(sim: Simulator, meta: Mapping[str, Any]) -> np.random.Generator:

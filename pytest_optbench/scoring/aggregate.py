@@ -337,12 +337,6 @@ def axiom_violations(records: Sequence[ItemRecord], kind: str, tolerance: float)
     return kind_of(kind).violations(records, tolerance)
 
 
-def axiom_violation_counts(records: Sequence[ItemRecord], kind: str,
-                           tolerance: float) -> tuple[list[int], list[int], list[str]]:
-    """Per item (violations, checks) and the violating ids: ``kinds.base.violation_counts``."""
-    return violation_counts(kind_of(kind), records, tolerance)
-
-
 def _axiom_family(group: _Group) -> list[Aggregate]:
     out = []
     for kind in KINDS.values():

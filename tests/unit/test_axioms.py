@@ -382,3 +382,25 @@ def test_aggregate_monotone_ladders_have_no_violations(ladders) -> None:
     (agg,) = _violation_aggs(records)
     assert agg.metric == "dose_response_violation_rate" and agg.value == 0.0
     assert agg.n == sum(len(v) - 1 for v in values)
+
+
+def test_a_baseline_pairs_violation_checks_item_by_item_when_runs_lose_different_items() -> None:
+    from pytest_optbench.scoring.baseline import compare
+
+    # Four conjunction sets; the current run lost an answer of i000, the baseline one of i003.
+    # Only i001 and i002 have usable answers in both runs, and only they may be compared.
+    before_rows = [(60, 50, 40), (60, 50, 70), (60, 50, 40), (60, 50, None)]
+    now_rows = [(60, None, 40), (60, 50, 40), (60, 50, 70), (60, 50, 40)]
+    before, now = _set_records("conjunction", before_rows), _set_records("conjunction", now_rows)
+    comparison = compare(now, before, AggregateOptions(**FAST))
+    (change,) = [c for c in comparison.changes if c.metric == "conjunction_violation_rate"]
+    # i001 violates only in the baseline, i002 only now: 1 of 2 in each run, paired on 2 items.
+    assert (change.n, change.baseline, change.current) == (2, 0.5, 0.5)
+
+
+def test_violation_counts_keep_every_item_in_order() -> None:
+    from pytest_optbench.kinds import kind_of
+    from pytest_optbench.kinds.base import violation_counts
+
+    records = _set_records("conjunction", [(60, 50, 70), (60, None, 40), (60, 50, 40)])
+    assert violation_counts(kind_of("conjunction"), records, 0.0) == ([1, 0, 0], [1, 0, 1], ["i000"])
