@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 from _harness import Budget, check, log, run_pytest, start_server
 
-from pytest_optbench.prompts import SYSTEM_PROMPTS
+from pytest_optbench.prompts.build import SYSTEM_PROMPTS
 from pytest_optbench.providers.openai_provider import MAX_N
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "en" / "track_b.yaml"
@@ -52,7 +52,7 @@ GUIDANCE = [
 
 
 def fake_tokens(text: str) -> int:
-    """FakeAPI's stand-in tokenizer (pytest_optbench.testing._tokens)."""
+    """FakeAPI's stand-in tokenizer (pytest_optbench.testing.requests.tokens)."""
     return max(1, len(text) // 4)
 
 

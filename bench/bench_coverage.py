@@ -54,20 +54,14 @@ from pytest_optbench.metrics.calibration_ci import binary_confidences
 from pytest_optbench.metrics.confidence import Confidence, studentized_bootstrap
 from pytest_optbench.metrics.rates import rate_confidence
 from pytest_optbench.metrics.resample import weighted_bootstrap
-from pytest_optbench.metrics.stats import (
-    Interval,
-    bootstrap_ci,
-    paired_permutation_p,
-    proportion_ci,
-    wilcoxon_p,
-)
+from pytest_optbench.metrics.stats import Interval, bootstrap_ci, paired_permutation_p, proportion_ci, wilcoxon_p
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import render_prompts
+from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import REFUSAL_VALUE, ItemRecord
+from pytest_optbench.records.item import REFUSAL_VALUE, ItemRecord
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, binary_data, pair_answers
 from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
-from pytest_optbench.suites import Suite, parse_suite
+from pytest_optbench.suite.load import Suite, parse_suite
 
 SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")

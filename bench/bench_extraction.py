@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.answers.parse import parse_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "data" / "parser-corpus.jsonl"

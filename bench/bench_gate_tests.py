@@ -34,7 +34,8 @@ from pytest_optbench.metrics.confidence import studentized_bootstrap
 from pytest_optbench.metrics.rates import rate_confidence
 from pytest_optbench.metrics.stats import wilcoxon_p
 from pytest_optbench.scoring.aggregate import Aggregate
-from pytest_optbench.scoring.gates import FAIL, Gate, evaluate
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import FAIL, Gate
 
 Generator = Callable[[np.random.Generator, int], np.ndarray]
 # Per-item values with mean exactly 0.

@@ -18,8 +18,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from pytest_optbench.elicit.extract import lexer
-from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.answers.extract import lexer
+from pytest_optbench.answers.parse import parse_answer
 
 QUESTION = ("A graduate program admits 25% of the people who apply to it. A student whose application is "
             "typical applies this year.\n\nWhat is the probability that the student is not admitted?")

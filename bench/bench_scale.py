@@ -79,7 +79,7 @@ MEMORY = textwrap.dedent("""
     import json, sys, tracemalloc, gc
     from pathlib import Path
     from pytest_optbench.options import RunOptions
-    from pytest_optbench.records import ItemRecord
+    from pytest_optbench.records.item import ItemRecord
     from pytest_optbench.session.controller import ControllerSession
     text = Path(sys.argv[1]).read_text()
     controller = ControllerSession(RunOptions(n_resamples=int(sys.argv[2])), [], None, "bench")

@@ -17,7 +17,7 @@ import tracemalloc
 
 import numpy as np
 
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 
 SAMPLES = 5

@@ -25,19 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from .bank import bank_table
-from .lint import ERROR, lint_paths, summary_line
 from .metrics.skew import pair_skews
 from .metrics.variance import decompose
-from .records import ReportError, load_report, report_records
 from .report.json_report import write_report
 from .report.model import build_compare_model
 from .report.model.crosslingual import build_crosslingual_model
 from .report.model.fmt import as_float, digits, plain, value_text
+from .report.reading import ReportError, load_report, report_records
 from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
-from .text import one_line, printable
+from .suite.bank import bank_table
+from .suite.lint import ERROR, lint_paths, summary_line
+from .text.display import one_line, printable
 
 
 class CliError(Exception):
@@ -280,7 +280,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from .elicit.store import StoreError
-    from .scoring.gates import ThresholdsError
+    from .scoring.gates.spec import ThresholdsError
     from .session.gate import EXIT_USAGE, GateArgs, run_gate
 
     def path(value: str | None) -> Path | None:

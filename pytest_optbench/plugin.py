@@ -39,7 +39,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
     if not config.getoption("optbench_lint"):
         return None
-    from .lint import ERROR, lint_paths, summary_line
+    from .suite.lint import ERROR, lint_paths, summary_line
 
     findings = lint_paths([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
     for finding in findings:
@@ -81,7 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
     gates, display, multiplicity = [], None, None
     if options.thresholds_path:
-        from .scoring.gates import read_thresholds
+        from .scoring.gates.spec import read_thresholds
 
         display = display_path(options.thresholds_path, config.rootpath)
         thresholds = read_thresholds(options.thresholds_path, display)
@@ -99,8 +99,8 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     """Errors that mean a bad command line or input file (imported only now: heavy)."""
     from .elicit.store import StoreError
     from .providers import ProviderError
-    from .records import ReportError
-    from .scoring.gates import ThresholdsError
+    from .report.reading import ReportError
+    from .scoring.gates.spec import ThresholdsError
 
     return ProviderError, StoreError, ReportError, ThresholdsError
 
@@ -128,7 +128,7 @@ def _worker_shard(worker_input: dict[str, Any]) -> tuple[int, int]:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix in SUITE_SUFFIXES:
-        from .collect import SuiteFile, looks_like_suite, near_miss_file
+        from .session.collect import SuiteFile, looks_like_suite, near_miss_file
 
         if looks_like_suite(file_path):
             return SuiteFile.from_parent(parent, path=file_path)
@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     worker = config.stash.get(WORKER_KEY, None)
     if worker is None or not worker.options.languages:
         return
-    from .collect import OptbenchItem
+    from .session.collect import OptbenchItem
 
     keep = [i for i in items if not isinstance(i, OptbenchItem) or worker.wants_language(i.suite.language)]
     if len(keep) < len(items):

@@ -30,21 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from ..options import EngineSettings
-from ..prompts import PromptSpec
+from ..prompts.build import PromptSpec
 from ..providers import batch_client
-from ..providers.api import ApiProvider, ApiRequest, CallFailed
-from ..providers.batch_api import (
-    CUSTOM_ID,
-    BatchClient,
-    BatchLine,
-    BatchState,
-    BatchTooLarge,
-    LineResult,
-    chunks,
-)
-from ..records import Answer, PromptRecord
+from ..providers.batch_api import CUSTOM_ID, BatchClient, BatchLine, BatchState, BatchTooLarge, LineResult, chunks
+from ..providers.remote import ApiProvider, ApiRequest, CallFailed
+from ..records.item import Answer, PromptRecord
 from .batch_store import BatchLedger, BatchRow, LineRow, identity_text
-from .engine import ApiElicitor, EngineStats, _runs
+from .counters import EngineStats
+from .engine import ApiElicitor, _runs
 from .store import ResponseStore, StoredAnswer
 
 _SIZE_WORDS = ("too large", "too many", "exceed", "maximum", "limit", "size")
@@ -513,7 +506,7 @@ def collect_batches(store_path: Path, wait: float, base_url: str | None, env: Ma
     import uuid
 
     from ..providers import ProviderError, build_model
-    from ..providers.api import ProviderOptions
+    from ..providers.remote import ProviderOptions
 
     store = ResponseStore(store_path)
     ledger = BatchLedger(store_path)

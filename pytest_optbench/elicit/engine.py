@@ -18,18 +18,20 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..answers import distribution
+from ..answers.parse import parse_answer
 from ..options import EngineSettings
-from ..prompts import PromptSpec
-from ..providers.api import ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
+from ..prompts import modes
+from ..prompts.build import PromptSpec
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
-from ..records import Answer, PromptRecord
-from ..text import one_line, well_formed
-from . import distribution, modes
-from .parse import parse_answer
+from ..providers.remote import ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
+from ..records.item import Answer, PromptRecord
+from ..text.display import one_line, well_formed
+from .counters import EngineStats
 from .store import ResponseStore, StoredAnswer, StoreError, answer_key
 
 T = TypeVar("T")
@@ -183,24 +185,6 @@ def elicit(model: Model, specs: Sequence[PromptSpec], calls: ModelCalls | None =
 
 
 # --------------------------------------------------------------------------- API path
-
-
-@dataclass
-class EngineStats:
-    """Counters for the progress display and the summary (this process only)."""
-
-    total: int = 0
-    done: int = 0
-    cached: int = 0
-    in_flight: int = 0
-    requests: int = 0
-    retries: int = 0
-    rate_limited: int = 0
-    timeouts: int = 0
-    failed: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    started: float = field(default_factory=time.monotonic)
 
 
 class AdaptiveLimit:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..text import one_line, well_formed
+from ..text.display import one_line, well_formed
 
 SCHEMA_VERSION = 1
 _SCHEMA = """

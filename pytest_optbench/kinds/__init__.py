@@ -13,14 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TypeVar
 
-from . import (
-    binary,
-    conditional,
-    conjunction,
-    disjunction,
-    dose_response,
-    inverted_pair,
-)
+from . import binary, conditional, conjunction, disjunction, dose_response, inverted_pair
 from .base import DATA, TEXT, Kind, violation_metric
 
 _REGISTRY: dict[str, Kind] = {}
@@ -160,11 +153,14 @@ class DerivedTable(Mapping[K, V]):
         return repr(self._current())
 
 
+# The prompt roles each kind's scoring reads (a report read back must carry them).
+SCORED_ROLES: Mapping[str, tuple[str, ...]] = DerivedTable(lambda: {n: k.scored_roles for n, k in _REGISTRY.items()})
+
 for _module in (inverted_pair, binary, conjunction, disjunction, conditional, dose_response):
     register(_module.KIND)
 
 __all__ = [
-    "KINDS", "DerivedTable", "Kind", "field_names", "kind_of", "label_fields", "optional_fields", "register",
+    "KINDS", "SCORED_ROLES", "DerivedTable", "Kind", "field_names", "kind_of", "label_fields", "optional_fields", "register",
     "required_fields", "reserving_kind", "self_checked_fields", "text_fields", "tracked_kinds", "typed_fields",
     "unregister", "uses", "violation_metric",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,6 +136,9 @@ class Kind(Protocol):
     # VIOLATION family: the tolerance (pp) its rate is computed at unless a gate names another
     # (scoring/tolerances.py says why each default is what it is).
     default_tolerance: float
+    # The prompt roles its scoring reads: a record (or a JSON report read back) that lacks one
+    # cannot be scored, so a report without them is refused when it is read.
+    scored_roles: tuple[str, ...]
 
     def check_fields(self, fields: Mapping[str, Any], track: str | None) -> dict[str, Any]:
         """Type checks beyond "present and non-empty text"; the fields, normalised.
@@ -213,6 +216,7 @@ class KindBase:
     sim_noise: str = "axiom_noise_sd"
     distinct: tuple[str, ...] = ()
     default_tolerance: float = 0.0
+    scored_roles: tuple[str, ...] = ()
 
     def check_fields(self, fields: Mapping[str, Any], track: str | None) -> dict[str, Any]:
         return dict(fields)

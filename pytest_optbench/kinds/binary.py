@@ -34,6 +34,7 @@ BALANCE_WARNING, BALANCE_ERROR = 0.45, 0.30
 
 class Binary(KindBase):
     name = "binary"
+    scored_roles = ("yes",)
     fields = (
         FieldSpec("question"), FieldSpec("outcome", type=DATA, label=True),
         FieldSpec("context", required=False),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .base import FieldSpec, Simulator, Violation, item_rng, prompt_means
 from .sets import AxiomSet
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .base import (
     DATA,
     ERROR,

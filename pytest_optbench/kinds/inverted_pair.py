@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .base import (
     ANSWER_RULE,
     DATA,
@@ -47,6 +47,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 class InvertedPair(KindBase):
     name = "inverted_pair"
+    scored_roles = ("positive", "negative")
     fields = (
         FieldSpec("scenario"), FieldSpec("positive"), FieldSpec("negative"),
         FieldSpec("expected", required=False, type=DATA, label=True, reserved=True),

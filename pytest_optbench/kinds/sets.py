@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .base import VIOLATION, KindBase, Question, Violations
 
 if TYPE_CHECKING:
@@ -18,6 +18,10 @@ class AxiomSet(KindBase):
 
     roles: tuple[str, str, str] = ("a", "b", "both")  # the fields asked, in order; the last is joint
     families = (VIOLATION,)
+
+    @property
+    def scored_roles(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.roles
 
     def questions(self, fields: Mapping[str, Any]) -> list[Question]:
         scenario = str(fields.get("scenario", ""))

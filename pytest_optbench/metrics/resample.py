@@ -16,13 +16,7 @@ from importlib import import_module
 import numpy as np
 
 from .distribution_functions import normal_cdf, normal_ppf
-from .stats import (
-    BATCH_CELLS,
-    CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    NO_INTERVAL,
-    Interval,
-)
+from .stats import BATCH_CELLS, CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Interval
 
 
 @contextmanager

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from .api import ApiProvider, ProviderOptions
 from .base import Model
+from .remote import ApiProvider, ProviderOptions
 from .sim import SimSpecError, SimulatedModel
 
 if TYPE_CHECKING:

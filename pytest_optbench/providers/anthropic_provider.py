@@ -16,8 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..elicit import modes
-from .api import ApiProvider, ApiRequest, ApiResult, CallFailed
+from ..prompts import modes
+from .remote import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 
 class AnthropicProvider(ApiProvider):

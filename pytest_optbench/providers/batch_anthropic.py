@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .anthropic_provider import AnthropicProvider
-from .api import ApiRequest
 from .batch_api import BatchClient, BatchLine, BatchState, LineResult, dumps
+from .remote import ApiRequest
 
 RETRYABLE_TYPES = ("api_error", "overloaded_error", "rate_limit_error", "timeout_error")
 

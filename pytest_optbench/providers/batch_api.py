@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import ApiProvider, ApiRequest, CallFailed
+from .remote import ApiProvider, ApiRequest, CallFailed
 
 # Both providers bill a batch answer at half the real-time (list) price.
 BATCH_PRICE = 0.5

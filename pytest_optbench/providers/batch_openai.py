@@ -16,18 +16,10 @@ import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..elicit.modes import TEXT
-from .api import NON_RETRYABLE_CODES, ApiRequest
-from .batch_api import (
-    BatchClient,
-    BatchLine,
-    BatchState,
-    LineResult,
-    Rejection,
-    dumps,
-    retryable_status,
-)
+from ..prompts.modes import TEXT
+from .batch_api import BatchClient, BatchLine, BatchState, LineResult, Rejection, dumps, retryable_status
 from .openai_provider import OpenAIProvider
+from .remote import NON_RETRYABLE_CODES, ApiRequest
 
 ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 ENDED = ("completed", "expired", "cancelled", "failed", "succeeded", "complete", "done")

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..elicit import distribution, modes
-from .api import ApiRequest
+from ..answers import distribution
+from ..prompts import modes
 from .openai_provider import OpenAIProvider
+from .remote import ApiRequest
 
 CUE = "Answer:"
 # The answer is one line; a base model goes on with more made-up "Answer:" lines. JSON may

@@ -16,8 +16,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..elicit import distribution, modes
-from .api import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
+from ..answers import distribution
+from ..prompts import modes
+from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
 MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once

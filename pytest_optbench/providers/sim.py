@@ -80,7 +80,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
-from ..elicit.distribution import Position
+from ..answers.distribution import Position
 from ..kinds import base, inverted_pair, kind_of
 from .base import Prompt
 

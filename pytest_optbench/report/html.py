@@ -20,14 +20,7 @@ from typing import Any
 from ..scoring.outcome import Outcome
 from . import plots
 from .json_report import write_text
-from .model import (
-    FULL,
-    CompareModel,
-    RunModel,
-    Table,
-    build_compare_model,
-    build_run_model,
-)
+from .model import FULL, CompareModel, RunModel, Table, build_compare_model, build_run_model
 from .model.compare import flat
 from .model.figures import ValencePoint
 from .model.items import Question, Violation, WorstPair, WrongAnswer

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..scoring.crosslingual import language_metrics, spread
 from ..scoring.outcome import Outcome
-from ..text import well_formed
+from ..text.display import well_formed
 
 
 def _clean(value: Any) -> Any:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scoring.outcome import Outcome
-from ..text import one_line
+from ..text.display import one_line
 from .model import COMPACT, RunModel, Table, build_run_model
 
 WORST_SHOWN = 5  # rows per kind in "Worst items"

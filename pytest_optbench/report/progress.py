@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from ..elicit.engine import EngineStats
+from ..elicit.counters import EngineStats
 
 
 def progress_wanted(verbosity: int, stream: TextIO = sys.stderr) -> bool:

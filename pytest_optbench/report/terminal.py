@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..text import one_line
+from ..text.display import one_line
 from .model.table import COMPACT, FAIL, NOT_EVALUATED, PASS, WARN, Row, Table
 
 StyledLine = tuple[str, str]

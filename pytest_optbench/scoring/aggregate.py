@@ -34,7 +34,7 @@ from ..metrics.stats import (
     tost_p,
     wilcoxon_p,
 )
-from ..records import REFUSAL_VALUE, ItemRecord, prompt_means, prompt_sds
+from ..records.item import REFUSAL_VALUE, ItemRecord, prompt_means, prompt_sds
 from .families import ANSWER_METRICS, BINARY_METRICS, CONDITION_METRICS, SKEW_METRICS
 from .labels import quadrant_label
 

@@ -19,22 +19,12 @@ from ..kinds import KINDS, violation_metric
 from ..kinds.base import VIOLATION, violation_counts
 from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
-from ..metrics.confidence import (
-    Confidence,
-    bootstrap_confidence,
-    change_bounds,
-    studentized_bootstrap,
-)
+from ..metrics.confidence import Confidence, bootstrap_confidence, change_bounds, studentized_bootstrap
 from ..metrics.rates import rate_change_confidence
 from ..metrics.resample import bootstrap_draws, ordinary_pages
 from ..metrics.skew import pair_skews
-from ..records import REFUSAL_VALUE, ItemRecord
-from .aggregate import (
-    AggregateOptions,
-    finite_or_none,
-    pair_answers,
-    seeded_rng,
-)
+from ..records.item import REFUSAL_VALUE, ItemRecord
+from .aggregate import AggregateOptions, finite_or_none, pair_answers, seeded_rng
 from .tolerances import effective_tolerance
 
 # Run settings that change answers: a difference is stated above the comparison. Prompts are

@@ -23,16 +23,9 @@ import numpy as np
 from ..metrics import axioms
 from ..metrics.confidence import NATURAL_BOUNDS, studentized_bootstrap
 from ..metrics.skew import pair_skews
-from ..records import ItemRecord
-from ..translations import source_suite_id
-from .aggregate import (
-    VIOLATION_METRICS,
-    Aggregate,
-    AggregateOptions,
-    finite_or_none,
-    pair_answers,
-    seeded_rng,
-)
+from ..records.item import ItemRecord
+from ..suite.translations import source_suite_id
+from .aggregate import VIOLATION_METRICS, Aggregate, AggregateOptions, finite_or_none, pair_answers, seeded_rng
 from .tolerances import is_default_tolerance
 
 # The metrics compared across languages, in the order tables list them (then the violation

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 
 from ..kinds import kind_of, uses, violation_metric
 from ..kinds.base import VIOLATION
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .families import BINARY_METRICS
 
 CONFIDENCE = 0.95

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..records import BATCH_PRICE, ItemRecord
+from ..records.item import BATCH_PRICE, ItemRecord
 from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
-from .enforcement import RunWarning
-from .gates import FAIL, Verdict
+from .gates.enforcement import RunWarning
+from .gates.evaluate import Verdict
+from .gates.spec import FAIL
 
 
 @dataclass

@@ -29,7 +29,7 @@ from ..metrics.power import (
     required_items,
     variance_components,
 )
-from ..records import ItemRecord
+from ..records.item import ItemRecord
 from .tolerances import display_rank
 
 ALPHA, SIDES = 0.025, 1  # one-sided 2.5%: a CI gate; a 95% CI of a change that excludes 0

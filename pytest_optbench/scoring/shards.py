@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..prompts import prompt_fingerprint
-from ..records import ItemRecord
+from ..prompts.build import prompt_fingerprint
+from ..records.item import ItemRecord
 from .outcome import Outcome
 
 # What must agree between the reports of one run (they change answers or scores).

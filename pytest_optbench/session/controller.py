@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import pytest
 
 from .. import __version__
-from ..facts import RunFacts
 from ..options import RunOptions
-from ..text import one_line, printable
+from ..records.facts import RunFacts
+from ..text.display import one_line, printable
 
 if TYPE_CHECKING:
-    from ..records import ItemRecord
-    from ..scoring.gates import Gate, Verdict
+    from ..records.item import ItemRecord
+    from ..scoring.gates.evaluate import Verdict
+    from ..scoring.gates.spec import Gate
     from ..scoring.outcome import Outcome
 
 
@@ -60,7 +61,7 @@ class ControllerSession:
         path = self.options.baseline_path
         if path is None:
             return
-        from ..records import load_report, report_records
+        from ..report.reading import load_report, report_records
 
         data = load_report(path)
         self.baseline = (data, report_records(data, path))
@@ -70,7 +71,7 @@ class ControllerSession:
         data = getattr(report, "optbench_record", None)
         suite_item = report.nodeid.split("::")[0].endswith((".yaml", ".yml"))
         if data is not None:
-            from ..records import ItemRecord
+            from ..records.item import ItemRecord
 
             record = ItemRecord.from_dict(data)
             if record.pending_batches:  # not scored until its batch has delivered every answer
@@ -92,7 +93,7 @@ class ControllerSession:
 
     def prompt_hash(self) -> str:
         """One hash over the prompts of the suites that reported (older records: the items')."""
-        from ..prompts import prompt_fingerprint
+        from ..prompts.build import prompt_fingerprint
 
         hashes = self.suite_prompt_hashes()
         return prompt_fingerprint(list(hashes.values()) if hashes else [r.prompt_hash for r in self.records.values()])
@@ -150,8 +151,8 @@ class ControllerSession:
         from ..scoring.aggregate import AggregateOptions, aggregate
         from ..scoring.baseline import compare
         from ..scoring.crosslingual import language_skews
-        from ..scoring.enforcement import run_warnings
-        from ..scoring.gates import evaluate
+        from ..scoring.gates.enforcement import run_warnings
+        from ..scoring.gates.evaluate import evaluate
         from ..scoring.minimum_data import possible_n
         from ..scoring.outcome import Outcome
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..options import EngineSettings, RunOptions, Settings
-from ..records import ItemRecord, ReportError, load_report, report_records
+from ..records.item import ItemRecord
+from ..report.reading import ReportError, load_report, report_records
 from .controller import ControllerSession, display_path
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_RESULTS = 0, 1, 4, 5
@@ -70,7 +71,7 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
     ThresholdsError or ValueError with one sentence."""
     from ..report.summary import write_summary
-    from ..scoring.gates import DEFAULT_MULTIPLICITY, read_thresholds
+    from ..scoring.gates.spec import DEFAULT_MULTIPLICITY, read_thresholds
 
     data = load_report(args.report)
     records = report_records(data, args.report)
@@ -174,8 +175,8 @@ def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: Path | 
 
 def write_junit(path: Path, outcome: Any, source: str) -> None:
     """Items and gate verdicts as JUnit test cases (as ``pytest --junitxml`` writes them)."""
-    from ..collect import item_properties
     from ..report.json_report import write_text
+    from .collect import item_properties
 
     suite = ET.Element("testsuite", name="optbench")
     counts = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..facts import RunFacts
 from ..options import RunOptions
+from ..records.facts import RunFacts
 
 if TYPE_CHECKING:
-    from ..elicit.engine import ApiElicitor, EngineStats, ModelCalls
-    from ..prompts import PromptSpec
-    from ..records import PromptRecord
-    from ..suites import Suite
+    from ..elicit.counters import EngineStats
+    from ..elicit.engine import ApiElicitor, ModelCalls
+    from ..prompts.build import PromptSpec
+    from ..records.item import PromptRecord
+    from ..suite.load import Suite
 
 NO_MODEL_REASON = (
     "no model selected: pass --model (e.g. --model=sim:calibrated, --model=openai:gpt-4.1-mini) "
@@ -86,7 +87,7 @@ class WorkerSession:
         from ..elicit.engine import ApiElicitor
         from ..elicit.store import ResponseStore
         from ..providers import build_model
-        from ..providers.api import ApiProvider
+        from ..providers.remote import ApiProvider
 
         self.model = build_model(spec, provider_options(self.options))
         if isinstance(self.model, ApiProvider):
@@ -121,7 +122,7 @@ class WorkerSession:
         deselected, exit 5, and no word on why, otherwise)."""
         if not self.options.languages or any(self.wants_language(lang) for lang in self.facts.languages):
             return None
-        from ..didyoumean import hint
+        from ..text.didyoumean import hint
 
         asked = ", ".join(self.options.languages)
         present = sorted(self.facts.languages)
@@ -139,7 +140,7 @@ class WorkerSession:
 
     def register_suite(self, suite: Suite) -> None:
         """Suite ids are unique per session: the id keys every metric and gate."""
-        from ..suites import SuiteError
+        from ..suite.load import SuiteError
 
         first = self.suite_paths.setdefault(suite.id, suite.path)
         if first != suite.path:
@@ -279,7 +280,7 @@ def get_worker(config: pytest.Config) -> WorkerSession:
 
 
 def provider_options(options: RunOptions) -> Any:
-    from ..providers.api import ProviderOptions
+    from ..providers.remote import ProviderOptions
 
     return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback)
 
@@ -307,7 +308,7 @@ def check_model_spec(options: RunOptions) -> None:
         return
     from ..elicit.store import ResponseStore
     from ..providers import build_model
-    from ..providers.api import ApiProvider
+    from ..providers.remote import ApiProvider
 
     model = build_model(options.model_spec, provider_options(options))
     try:

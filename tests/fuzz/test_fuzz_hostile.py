@@ -26,25 +26,22 @@ from hypothesis import strategies as st
 from pytest_optbench import cli
 from pytest_optbench.elicit.engine import ApiElicitor, parsed_answer
 from pytest_optbench.elicit.store import ResponseStore
-from pytest_optbench.lint import lint_paths
 from pytest_optbench.options import EngineSettings, Settings
-from pytest_optbench.prompts import PromptSpec, render_prompts
+from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.openai_provider import OpenAIProvider
-from pytest_optbench.records import (
-    ItemRecord,
-    PromptRecord,
-    ReportError,
-    load_report,
-    report_records,
-)
+from pytest_optbench.records.item import ItemRecord, PromptRecord
 from pytest_optbench.report.json_report import write_report
 from pytest_optbench.report.markdown import cell
+from pytest_optbench.report.reading import ReportError, load_report, report_records
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.scoring.baseline import compare
-from pytest_optbench.scoring.gates import ThresholdsError, evaluate, load_thresholds
-from pytest_optbench.suites import SuiteError, load_suite
-from pytest_optbench.testing import FAULTS, FakeAPI
-from pytest_optbench.text import printable
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import ThresholdsError, load_thresholds
+from pytest_optbench.suite.lint import lint_paths
+from pytest_optbench.suite.load import SuiteError, load_suite
+from pytest_optbench.testing import FakeAPI
+from pytest_optbench.testing.server import FAULTS
+from pytest_optbench.text.display import printable
 
 CPU_SECONDS = 5.0  # per example, measured as process CPU time (not the wall clock)
 MEMORY_MB = 200  # per example, peak of Python allocations (tracemalloc)

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import Run, pair_suite
 from pytest_optbench.testing import FakeAPI
-from pytest_optbench.testing_batches import FakeBatch, FakeBatches
+from pytest_optbench.testing.batches import FakeBatch, FakeBatches
 
 SECRET = "sk-test-SECRET-abc123XYZ"
 ITEMS, SAMPLES = 4, 3

@@ -21,9 +21,9 @@ from pytest_optbench.cli import main as optbench_main
 
 # In-process runs restore sys.modules after each test, and numpy's extension modules cannot
 # load twice in one process: load what a run imports up front.
-for _module in ("scipy.stats", "yaml", "pytest_optbench.collect", "pytest_optbench.report.markdown",
+for _module in ("scipy.stats", "yaml", "pytest_optbench.session.collect", "pytest_optbench.report.markdown",
                 "pytest_optbench.report.summary", "pytest_optbench.session.controller",
-                "pytest_optbench.scoring.enforcement", "pytest_optbench.scoring.minimum_data"):
+                "pytest_optbench.scoring.gates.enforcement", "pytest_optbench.scoring.minimum_data"):
     importlib.import_module(_module)
 
 def pairs(n: int, extra: str = "", start: int = 0) -> str:

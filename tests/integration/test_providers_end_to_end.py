@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conftest import Run, pair_suite
-from pytest_optbench.providers.api import DEFAULT_MAX_TOKENS
+from pytest_optbench.providers.remote import DEFAULT_MAX_TOKENS
 from pytest_optbench.testing import FakeAPI
 
 SECRET = "sk-test-SECRET-abc123XYZ"

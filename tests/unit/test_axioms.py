@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pytest_optbench.metrics import axioms
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, axiom_violations
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 

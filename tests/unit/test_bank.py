@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_optbench.bank import bank_markdown, bank_table
 from pytest_optbench.cli import main
-from pytest_optbench.suites import Suite, parse_suite
+from pytest_optbench.suite.bank import bank_markdown, bank_table
+from pytest_optbench.suite.load import Suite, parse_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 START, END = "<!-- bank-table:start -->\n", "<!-- bank-table:end -->"

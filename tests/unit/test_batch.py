@@ -13,16 +13,16 @@ from pytest_optbench.elicit.batch import BatchElicitor, BatchSettings, BatchUnsu
 from pytest_optbench.elicit.batch_store import BatchLedger
 from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
-from pytest_optbench.prompts import PromptSpec
+from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers import batch_client
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
-from pytest_optbench.providers.api import ApiProvider, ApiRequest
 from pytest_optbench.providers.batch_api import BatchLine, LineResult, chunks
 from pytest_optbench.providers.openai_provider import OpenAIProvider
-from pytest_optbench.records import BATCH_PRICE, ItemRecord
+from pytest_optbench.providers.remote import ApiProvider, ApiRequest
+from pytest_optbench.records.item import BATCH_PRICE, ItemRecord
 from pytest_optbench.scoring.outcome import Outcome
 from pytest_optbench.testing import FakeAPI
-from pytest_optbench.testing_batches import FakeBatches
+from pytest_optbench.testing.batches import FakeBatches
 
 OPENAI_KEY = "sk-test-SECRET-abc123XYZ"
 ANTHROPIC_KEY = "sk-ant-test-SECRET-def456UVW"

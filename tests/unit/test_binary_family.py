@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import DEFAULT_TEMPLATE, prompt_fingerprint, render_prompts
+from pytest_optbench.prompts.build import DEFAULT_TEMPLATE, prompt_fingerprint, render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import METRIC_KINDS, AggregateOptions, aggregate
-from pytest_optbench.suites import parse_suite
+from pytest_optbench.suite.load import parse_suite
 
 OPTIONS = AggregateOptions(n_resamples=500)
 BINARY_METRICS = {m for m, kinds in METRIC_KINDS.items() if kinds == ("binary",)}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.cli import main
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.json_report import build_report, write_report
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.scoring.crosslingual import language_skews

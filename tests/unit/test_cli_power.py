@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.cli import main
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord, load_report, report_records
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.json_report import build_report, write_report
+from pytest_optbench.report.reading import load_report, report_records
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.scoring.outcome import Outcome
 from pytest_optbench.scoring.power_plan import power_rows

@@ -7,7 +7,7 @@ from functools import cache
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.didyoumean import MAX_EDITS, is_near_miss
+from pytest_optbench.text.didyoumean import MAX_EDITS, is_near_miss
 
 WORDS = st.text(alphabet="abAB-_c", max_size=9)
 

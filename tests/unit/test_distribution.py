@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_optbench.elicit import distribution as D
-from pytest_optbench.elicit.distribution import Position
+from pytest_optbench.answers import distribution as D
+from pytest_optbench.answers.distribution import Position
 
 
 def pos(token: str, p: float, *alts: tuple[str, float]) -> Position:

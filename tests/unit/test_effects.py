@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import EQUIVALENCE_MARGIN, AggregateOptions, aggregate, condition_effects
 
 OPTIONS = AggregateOptions(n_resamples=300)

@@ -9,18 +9,19 @@ import math
 
 import pytest
 
-from pytest_optbench.elicit import modes
 from pytest_optbench.elicit.engine import ApiElicitor, read_answer
 from pytest_optbench.elicit.store import ResponseStore, answer_key
 from pytest_optbench.options import ELICIT_MODES, EngineSettings, Settings
-from pytest_optbench.prompts import PromptSpec, render_prompts
+from pytest_optbench.prompts import modes
+from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
-from pytest_optbench.providers.api import ApiProvider
 from pytest_optbench.providers.completions import CUE, CompletionsProvider, scaffold
 from pytest_optbench.providers.openai_provider import OpenAIProvider
-from pytest_optbench.suites import ELICIT_MODES as SUITE_MODES
-from pytest_optbench.suites import SuiteError, parse_suite
-from pytest_optbench.testing import FakeAPI, fake_positions
+from pytest_optbench.providers.remote import ApiProvider
+from pytest_optbench.suite.load import ELICIT_MODES as SUITE_MODES
+from pytest_optbench.suite.load import SuiteError, parse_suite
+from pytest_optbench.testing import FakeAPI
+from pytest_optbench.testing.server import fake_positions
 
 ENV = {"OPENAI_API_KEY": "sk-test-abcdef123456", "ANTHROPIC_API_KEY": "sk-ant-test-abcdef123456"}
 SYSTEM = "You estimate probabilities. Reply with a single integer from 0 to 100 and nothing else."

@@ -7,33 +7,18 @@ import textwrap
 
 import pytest
 
-from pytest_optbench.didyoumean import (
-    edit_distance,
-    hint,
-    is_near_miss,
-    suggest,
-    suggest_glob,
-)
-from pytest_optbench.facts import RunFacts
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.facts import RunFacts
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison, changed_suites
-from pytest_optbench.scoring.enforcement import parse_rate_warnings, run_warnings
-from pytest_optbench.scoring.gates import (
-    NOT_EVALUATED,
-    Gate,
-    ThresholdsError,
-    evaluate,
-    parse_thresholds,
-)
+from pytest_optbench.scoring.gates.enforcement import parse_rate_warnings, run_warnings
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import NOT_EVALUATED, Gate, ThresholdsError, parse_thresholds
 from pytest_optbench.scoring.labels import quadrant_label
-from pytest_optbench.scoring.tolerances import (
-    DEFAULT_TOLERANCES,
-    effective_tolerance,
-    is_default_tolerance,
-)
-from pytest_optbench.suite_checks import marker_near_miss, top_level_keys, unused_fields
-from pytest_optbench.suites import SuiteError, parse_suite
+from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES, effective_tolerance, is_default_tolerance
+from pytest_optbench.suite.checks import marker_near_miss, top_level_keys, unused_fields
+from pytest_optbench.suite.load import SuiteError, parse_suite
+from pytest_optbench.text.didyoumean import edit_distance, hint, is_near_miss, suggest, suggest_glob
 
 # --------------------------------------------------------------------------- did you mean
 

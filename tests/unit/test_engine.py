@@ -17,16 +17,11 @@ import pytest
 from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
 from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
-from pytest_optbench.prompts import PromptSpec
+from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
-from pytest_optbench.providers.api import (
-    DEFAULT_MAX_TOKENS,
-    REASONING_MAX_TOKENS,
-    CallFailed,
-    public_url,
-)
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.openai_provider import MAX_N, OpenAIProvider, stated_cap
+from pytest_optbench.providers.remote import DEFAULT_MAX_TOKENS, REASONING_MAX_TOKENS, CallFailed, public_url
 from pytest_optbench.testing import FakeAPI
 
 OPENAI_KEY = "sk-test-SECRET-abc123XYZ"

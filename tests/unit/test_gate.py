@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.cli import main as optbench_main
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord, ReportError
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
+from pytest_optbench.report.reading import ReportError
 from pytest_optbench.session.gate import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, GateArgs, run_gate
 
 GATE = "optbench: 1\ngates:\n  - metric: skew\n    max_abs: 5\n"

@@ -19,15 +19,8 @@ from pytest_optbench.metrics.power import detectable_crossing
 from pytest_optbench.report.model.tables import gate_family_text, power_sentences
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison
-from pytest_optbench.scoring.gates import (
-    FAIL,
-    NOT_EVALUATED,
-    PASS,
-    Gate,
-    ThresholdsError,
-    evaluate,
-    read_thresholds,
-)
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate, ThresholdsError, read_thresholds
 
 KINDS = {"s": ["inverted_pair"]}
 Z975, Z80 = 1.959963984540054, 0.8416212335729143

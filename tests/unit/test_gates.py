@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.scoring.aggregate import Aggregate
-from pytest_optbench.scoring.gates import (
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import (
     FAIL,
     NOT_EVALUATED,
     PASS,
     Gate,
     ThresholdsError,
-    evaluate,
     load_thresholds,
     parse_thresholds,
 )

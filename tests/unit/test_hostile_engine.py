@@ -32,10 +32,10 @@ from pytest_optbench.elicit.engine import (
 )
 from pytest_optbench.elicit.store import ResponseStore, StoreError
 from pytest_optbench.options import EngineSettings
-from pytest_optbench.prompts import PromptSpec
-from pytest_optbench.providers.api import status_failure
+from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.base import as_model
 from pytest_optbench.providers.openai_provider import OpenAIProvider
+from pytest_optbench.providers.remote import status_failure
 from pytest_optbench.testing import FakeAPI
 
 KEY = "sk-test-HOSTILE-0123456789abcdef"
@@ -215,7 +215,7 @@ CHILD = """
     from pytest_optbench.elicit.engine import ApiElicitor
     from pytest_optbench.elicit.store import ResponseStore
     from pytest_optbench.options import EngineSettings
-    from pytest_optbench.prompts import PromptSpec
+    from pytest_optbench.prompts.build import PromptSpec
     from pytest_optbench.providers.openai_provider import OpenAIProvider
 
     url, store, done = sys.argv[1:4]

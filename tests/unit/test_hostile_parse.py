@@ -12,7 +12,7 @@ from _limits import run_limited
 def test_a_long_reply_of_digits_is_no_answer_within_bounded_steps(reply):
     status, result, stderr = run_limited(f"""
         import json
-        from pytest_optbench.elicit.parse import parse_answer
+        from pytest_optbench.answers.parse import parse_answer
         result = parse_answer({reply!r})
         print(json.dumps([result.value, result.reason]))
     """, cpu_seconds=5, memory_mb=1000)

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench import cli
-from pytest_optbench.records import ItemRecord, ReportError, load_report, report_records
+from pytest_optbench.records.item import ItemRecord
 from pytest_optbench.report.json_report import write_report, write_text
 from pytest_optbench.report.markdown import cell, md_table
+from pytest_optbench.report.reading import ReportError, load_report, report_records
 from pytest_optbench.report.terminal import table
-from pytest_optbench.text import one_line, printable, shown, well_formed
+from pytest_optbench.text.display import one_line, printable, shown, well_formed
 
 # --------------------------------------------------------------------------- text.py
 

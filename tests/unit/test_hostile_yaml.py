@@ -11,9 +11,10 @@ import pytest
 import yaml
 from _limits import run_limited
 
-from pytest_optbench.collect import looks_like_suite
-from pytest_optbench.scoring.gates import ThresholdsError, load_thresholds
-from pytest_optbench.suites import SuiteError, load_suite, read_yaml, template_fields
+from pytest_optbench.scoring.gates.spec import ThresholdsError, load_thresholds
+from pytest_optbench.session.collect import looks_like_suite
+from pytest_optbench.suite.load import SuiteError, load_suite, template_fields
+from pytest_optbench.text.yaml_input import YamlError, read_yaml
 
 ITEM = {
     "id": "plan-01",
@@ -67,7 +68,7 @@ def test_billion_laughs_ends_in_a_sentence_under_a_memory_limit(tmp_path):
     status, message, stderr = run_limited(f"""
         import json
         from pathlib import Path
-        from pytest_optbench.suites import SuiteError, load_suite
+        from pytest_optbench.suite.load import SuiteError, load_suite
         try:
             load_suite(Path({str(path)!r}), "bomb.yaml")
         except SuiteError as exc:
@@ -229,5 +230,5 @@ def test_control_characters_in_ids_are_refused(tmp_path, bad_id):
 
 
 def test_unreadable_yaml_is_one_sentence(tmp_path):
-    with pytest.raises(SuiteError, match=r"^dir.yaml: cannot read the file \(Is a directory\)\.$"):
+    with pytest.raises(YamlError, match=r"^dir.yaml: cannot read the file \(Is a directory\)\.$"):
         read_yaml(tmp_path, "dir.yaml")

@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 from matplotlib import image as mpimg
 
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.html import build_html
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
-from pytest_optbench.scoring.gates import evaluate, parse_thresholds
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import parse_thresholds
 from pytest_optbench.scoring.outcome import Outcome
 
 

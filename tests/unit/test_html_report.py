@@ -22,24 +22,21 @@ import pytest
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics.calibration import bin_index
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import render_prompts
+from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report import plots
 from pytest_optbench.report.html import build_compare_html, build_html, write_html
 from pytest_optbench.report.json_report import build_report
-from pytest_optbench.report.model.figures import (
-    make_ladder,
-    reliability,
-    reliability_bins,
-)
+from pytest_optbench.report.model.figures import make_ladder, reliability, reliability_bins
 from pytest_optbench.report.model.items import differing_part
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
 from pytest_optbench.scoring.baseline import compare
 from pytest_optbench.scoring.crosslingual import language_skews
-from pytest_optbench.scoring.gates import evaluate, parse_thresholds
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import parse_thresholds
 from pytest_optbench.scoring.outcome import Outcome
-from pytest_optbench.suites import Suite, load_suite
+from pytest_optbench.suite.load import Suite, load_suite
 
 SUITES = Path(__file__).resolve().parents[2] / "suites" / "en"
 # Every k-th item of four bundled suites: every domain and kind, a quarter of the answers.

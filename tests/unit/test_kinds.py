@@ -38,12 +38,11 @@ from pytest_optbench.kinds.base import (
 )
 from pytest_optbench.kinds.binary import SYSTEM_PROMPT as BINARY_PROMPT
 from pytest_optbench.kinds.inverted_pair import RECOMMENDATION_PROMPT, SALIENCE_PROMPT
-from pytest_optbench.lint import lint_suites
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import render_prompts
+from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.model.items import violation_size
 from pytest_optbench.report.model.tables import KEY_ORDER
 from pytest_optbench.scoring.aggregate import (
@@ -55,10 +54,12 @@ from pytest_optbench.scoring.aggregate import (
     primary_answer,
 )
 from pytest_optbench.scoring.baseline import compare
-from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, evaluate, parse_thresholds
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, parse_thresholds
 from pytest_optbench.scoring.minimum_data import possible_n
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
-from pytest_optbench.suites import KIND_FIELDS, SuiteError, parse_suite
+from pytest_optbench.suite.lint import lint_suites
+from pytest_optbench.suite.load import KIND_FIELDS, SuiteError, parse_suite
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "suite-format.md"
 FAST = AggregateOptions(n_resamples=100)

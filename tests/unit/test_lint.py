@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.cli import main as optbench_main
-from pytest_optbench.lint import ERROR, WARNING, edit_words, lint_paths
+from pytest_optbench.suite.lint import ERROR, WARNING, edit_words, lint_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,17 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_optbench.metrics.stats import proportion_ci
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate
-from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, PASS, Gate, evaluate
-from pytest_optbench.scoring.minimum_data import (
-    MEAN_MIN_N,
-    default_min_n,
-    possible_n,
-    rate_min_n,
-    shortfall,
-    unit,
-)
+from pytest_optbench.scoring.gates.evaluate import evaluate
+from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate
+from pytest_optbench.scoring.minimum_data import MEAN_MIN_N, default_min_n, possible_n, rate_min_n, shortfall, unit
 
 PAIRS = {"track-b": ["inverted_pair"]}
 

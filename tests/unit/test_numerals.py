@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_optbench.numerals import cjk_value, compare_numbers, numbers
+from pytest_optbench.suite.numerals import cjk_value, compare_numbers, numbers
 
 
 @pytest.mark.parametrize(("text", "value"), [

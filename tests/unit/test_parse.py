@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_optbench.elicit.parse import REASONS, Parsed, parse_answer
+from pytest_optbench.answers.parse import REASONS, Parsed, parse_answer
 from pytest_optbench.providers.sim import _STYLES
 
 Q_PASS = ("A person is learning to drive.\n\nWhat is the probability that the person passes "

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.answers.parse import parse_answer
 
 NATIVE_ZERO = {"arabic-indic": 0x0660, "persian": 0x06F0, "devanagari": 0x0966, "full-width": 0xFF10,
                "bengali": 0x09E6}

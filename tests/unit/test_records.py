@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord, prompt_means, prompt_sds
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord, prompt_means, prompt_sds
 
 
 def record(*answers: Answer) -> ItemRecord:
@@ -37,11 +37,12 @@ def test_report_checks_know_every_field_of_a_record() -> None:
     there too, or every report written since is refused as a baseline."""
     from dataclasses import fields
 
-    from pytest_optbench import records
+    from pytest_optbench.records import item as records
+    from pytest_optbench.report import reading
 
-    assert set(records._ITEM_FIELDS) == {f.name for f in fields(records.ItemRecord)}
-    assert set(records._ANSWER_FIELDS) == {f.name for f in fields(records.Answer)}
-    assert set(records._PROMPT_FIELDS) == {f.name for f in fields(records.PromptRecord)}
+    assert set(reading._ITEM_FIELDS) == {f.name for f in fields(records.ItemRecord)}
+    assert set(reading._ANSWER_FIELDS) == {f.name for f in fields(records.Answer)}
+    assert set(reading._PROMPT_FIELDS) == {f.name for f in fields(records.PromptRecord)}
 
 
 _VALUE = st.one_of(st.none(), st.just(50.0), st.integers(0, 100), st.floats(0, 100, allow_nan=False))

@@ -13,17 +13,10 @@ from typing import Any
 import pytest
 
 from pytest_optbench.cli import main as optbench_main
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.report.html import build_compare_html, build_html
 from pytest_optbench.report.markdown import build_markdown
-from pytest_optbench.report.model import (
-    COMPACT,
-    FULL,
-    build_compare_model,
-    build_run_model,
-    fmt,
-    gate_message,
-)
+from pytest_optbench.report.model import COMPACT, FULL, build_compare_model, build_run_model, fmt, gate_message
 from pytest_optbench.report.model.items import violation_size, worst_items
 from pytest_optbench.report.model.tables import (
     binary_table,
@@ -39,7 +32,8 @@ from pytest_optbench.report.summary import write_summary
 from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison
 from pytest_optbench.scoring.crosslingual import LanguageMetric, LanguageSkew, language_skews
-from pytest_optbench.scoring.gates import FAIL, NOT_EVALUATED, PASS, Gate, Verdict
+from pytest_optbench.scoring.gates.evaluate import Verdict
+from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate
 from pytest_optbench.scoring.outcome import Outcome
 
 NAN = math.nan

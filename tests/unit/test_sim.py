@@ -8,22 +8,16 @@ from functools import cache
 import numpy as np
 import pytest
 
+from pytest_optbench.answers.parse import parse_answer
 from pytest_optbench.elicit.engine import elicit
-from pytest_optbench.elicit.parse import parse_answer
 from pytest_optbench.metrics.stats import proportion_ci
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import PromptSpec, render_prompts
+from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.base import Prompt
-from pytest_optbench.providers.sim import (
-    PROFILES,
-    SimProfile,
-    SimSpecError,
-    SimulatedModel,
-    parse_sim_spec,
-)
-from pytest_optbench.records import ItemRecord
+from pytest_optbench.providers.sim import PROFILES, SimProfile, SimSpecError, SimulatedModel, parse_sim_spec
+from pytest_optbench.records.item import ItemRecord
 from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
-from pytest_optbench.suites import BASE_CONDITION, Suite, parse_suite
+from pytest_optbench.suite.load import BASE_CONDITION, Suite, parse_suite
 
 N_ITEMS = 200
 SAMPLES = 5

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_optbench.elicit.parse import parse_answer
+from pytest_optbench.answers.parse import parse_answer
 from pytest_optbench.kinds import uses
 from pytest_optbench.kinds.base import SKEW
-from pytest_optbench.lint import load_suites, suite_files
 from pytest_optbench.metrics.skew import pair_skews
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import PromptSpec, render_prompts
+from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import pair_answers
+from pytest_optbench.suite.lint import load_suites, suite_files
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_SAMPLE = Settings(samples=1)

@@ -9,12 +9,12 @@ import pytest
 
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.options import Settings
-from pytest_optbench.prompts import render_prompts
+from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.base import Prompt
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records import ItemRecord
+from pytest_optbench.records.item import ItemRecord
 from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate
-from pytest_optbench.suites import parse_suite
+from pytest_optbench.suite.load import parse_suite
 
 N = 200
 

@@ -15,13 +15,8 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
 from pytest_optbench.metrics import skew
-from pytest_optbench.metrics.stats import (
-    NO_INTERVAL,
-    bootstrap_ci,
-    proportion_ci,
-    wilcoxon_p,
-)
-from pytest_optbench.records import Answer, ItemRecord, PromptRecord
+from pytest_optbench.metrics.stats import NO_INTERVAL, bootstrap_ci, proportion_ci, wilcoxon_p
+from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 
 # --------------------------------------------------------------------------- strategies

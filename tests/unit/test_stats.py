@@ -23,13 +23,7 @@ from pytest_optbench.metrics.resample import (
     weight_batches,
     weighted_bootstrap,
 )
-from pytest_optbench.metrics.stats import (
-    benjamini_hochberg,
-    holm,
-    paired_permutation_p,
-    sign_test_p,
-    tost_p,
-)
+from pytest_optbench.metrics.stats import benjamini_hochberg, holm, paired_permutation_p, sign_test_p, tost_p
 
 # --------------------------------------------------------------------------- permutation test
 

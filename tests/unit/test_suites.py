@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_optbench.suites import (
+from pytest_optbench.suite.load import (
     BASE_CONDITION,
     KIND_FIELDS,
     Condition,

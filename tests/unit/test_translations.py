@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_optbench.lint import ERROR, INFO, WARNING, lint_paths, summary_line
-from pytest_optbench.translations import looks_english, source_suite_id
+from pytest_optbench.suite.lint import ERROR, INFO, WARNING, lint_paths, summary_line
+from pytest_optbench.suite.translations import looks_english, source_suite_id
 
 EN_PAIRS: dict[str, Any] = {
     "optbench": 1, "suite": "pairs", "language": "en", "track": "B",

@@ -11,16 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...scoring.gates import CHANGE_KEYS, FAIL, PASS
+from ...scoring.gates.spec import CHANGE_KEYS, FAIL, PASS
 from ...scoring.tolerances import display_rank
 from .figures import ValencePoint
-from .fmt import (
-    as_float,
-    change_formatter,
-    estimate_text,
-    formatter,
-    number_or_none,
-)
+from .fmt import as_float, change_formatter, estimate_text, formatter, number_or_none
 from .table import FAIL as FAIL_TONE
 from .table import PASS as PASS_TONE
 from .table import Cell, Table, count, make_table, number, text

@@ -15,10 +15,10 @@ import numpy as np
 
 from ...metrics.axioms import dose_response_steps
 from ...metrics.calibration import N_BINS, bin_index
-from ...records import ItemRecord
+from ...records.item import ItemRecord
 from ...scoring.aggregate import Aggregate, binary_data
 from ...scoring.baseline import Comparison
-from ...scoring.gates import EFFECT_METRICS
+from ...scoring.gates.spec import EFFECT_METRICS
 from .fmt import excludes_zero, is_pp
 from .tables import KEY_ORDER, groups_with, index_aggregates
 

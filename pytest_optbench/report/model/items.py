@@ -23,7 +23,7 @@ import numpy as np
 
 from ...kinds import kind_of
 from ...metrics.skew import pair_skews
-from ...records import ItemRecord
+from ...records.item import ItemRecord
 from ...scoring.aggregate import Aggregate, pair_answers
 from .fmt import plain, signed, tolerance_text
 from .tables import loosest_violations

@@ -9,10 +9,10 @@ from functools import cached_property
 from typing import Any
 
 from ...scoring.crosslingual import language_metrics
-from ...scoring.enforcement import RunWarning
-from ...scoring.gates import FAIL, PASS
+from ...scoring.gates.enforcement import RunWarning
+from ...scoring.gates.spec import FAIL, PASS
 from ...scoring.outcome import Outcome
-from ...text import printable
+from ...text.display import printable
 from .figures import (
     Estimate,
     LadderGroup,

@@ -13,15 +13,8 @@ from ...kinds import DerivedTable
 from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
 from ...scoring.crosslingual import LanguageMetric, LanguageSkew, spread
-from ...scoring.gates import (
-    DEFAULT_MULTIPLICITY,
-    EFFECT_METRICS,
-    FAIL,
-    MULTIPLICITY_NAMES,
-    NOT_EVALUATED,
-    PASS,
-    Verdict,
-)
+from ...scoring.gates.evaluate import Verdict
+from ...scoring.gates.spec import DEFAULT_MULTIPLICITY, EFFECT_METRICS, FAIL, MULTIPLICITY_NAMES, NOT_EVALUATED, PASS
 from ...scoring.tolerances import display_rank
 from .fmt import (
     Formatter,
@@ -38,19 +31,7 @@ from .fmt import (
     tolerance_text,
     value_text,
 )
-from .table import (
-    COMPACT,
-    FULL,
-    STRONG,
-    Cell,
-    Column,
-    Row,
-    Table,
-    count,
-    make_table,
-    number,
-    text,
-)
+from .table import COMPACT, FULL, STRONG, Cell, Column, Row, Table, count, make_table, number, text
 from .table import FAIL as FAIL_TONE
 from .table import NOT_EVALUATED as NE_TONE
 from .table import PASS as PASS_TONE

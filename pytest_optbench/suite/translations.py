@@ -23,12 +23,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import kinds
-from .kinds.base import ERROR, INFO, WARNING
-from .kinds.wording import words
+from .. import kinds
+from ..kinds.base import ERROR, INFO, WARNING
+from ..kinds.wording import words
+from ..text.display import one_line, shown
+from .load import ANNOTATION_KEYS, Item, Suite
 from .numerals import compare_numbers
-from .suites import ANNOTATION_KEYS, Item, Suite
-from .text import one_line, shown
 
 ADAPTED = "adapted"
 # Fields that must be equal in a translation (data, not text), and what they are.

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import kinds
-from .elicit import modes
-from .kinds import base, binary, inverted_pair
-from .options import Settings
-from .suites import Condition, Item, Suite
+from .. import kinds
+from ..kinds import base, binary, inverted_pair
+from ..options import Settings
+from ..suite.load import Condition, Item, Suite
+from . import modes
 
 # The built-in system prompts by name; the texts live with their kinds and each kind picks
 # its own (``Kind.system_prompt``).

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kinds
-from .kinds.base import ERROR, INFO, WARNING, ItemLike
-from .kinds.wording import edit_words, words
-from .suite_checks import marker_near_miss, unused_fields
-from .suites import Item, Suite, SuiteError, load_suite
+from .. import kinds
+from ..kinds.base import ERROR, INFO, WARNING, ItemLike
+from ..kinds.wording import edit_words, words
+from .checks import marker_near_miss, unused_fields
+from .load import Item, Suite, SuiteError, load_suite
 from .translations import check_translations, english_counterpart, looks_english
 
 __all__ = [

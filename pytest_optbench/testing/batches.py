@@ -26,14 +26,35 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .testing_requests import FakeRequest, tokens
+from .requests import FakeRequest, tokens
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
 
-    from .testing import FakeAPI
+
+class FakeAPI(Protocol):
+    """What the batch APIs need of the fake server that hosts them (``testing.server.FakeAPI``):
+    a protocol here, so that the two modules do not import each other."""
+
+    @property
+    def answer(self) -> Callable[[FakeRequest, int], str]: ...
+
+    @property
+    def support_n(self) -> bool: ...
+
+    @property
+    def reject_params(self) -> tuple[str, ...]: ...
+
+    @property
+    def anthropic_url(self) -> str: ...
+
+    def _fault(self, handler: BaseHTTPRequestHandler, request: FakeRequest, fault: str) -> None: ...
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, content_type: str = "application/json",
+              headers: dict[str, str] | None = None) -> None: ...
 
 WINDOW = 24 * 3600.0
 EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."

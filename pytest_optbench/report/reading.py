@@ -1,185 +1,21 @@
-"""Per-item results: what was asked, what came back, what it parsed to.
+"""A JSON report read back: checked field by field, then turned into its records. Pure.
 
-Pure and JSON-round-trippable: records travel from xdist workers to the controller on the
-test report and are written verbatim into the JSON report.
+A baseline, ``optbench compare`` and ``optbench gate`` read reports this package wrote (or
+someone edited): a wrong type is refused when the file is read, with one sentence naming the
+file and the field, before any answer is paid for, never met halfway through scoring.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .text import one_line, shown
-
-if TYPE_CHECKING:
-    import numpy as np
-
-REFUSAL_VALUE = 50.0
-BATCH_PRICE = 0.5  # both providers bill an answer from a batch at half the real-time price
-
-
-@dataclass
-class Answer:
-    """One sample: the raw text, its parsed value, or why there is none."""
-
-    raw: str | None
-    value: float | None = None
-    reason: str | None = None  # why parsing failed
-    error: str | None = None  # why the call failed (no text at all)
-    cached: bool | None = None  # API answers: read from the store, not paid for in this run
-    input_tokens: int = 0  # billed with this sample (a request's tokens go on its first sample)
-    output_tokens: int = 0
-    truncated: bool | None = None  # cut off at the token limit; None: unknown (a plain model, an old store)
-    # How the answer was read (elicit/modes.py): "text", "json" (the schema's field) or
-    # "logprobs" (the answer token's distribution); None: text, before modes existed. A json
-    # or logprobs run whose server fell back, or ignored the request, has "text" answers.
-    mode: str | None = None
-    mass: float | None = None  # logprobs: share of the answer position's probability read
-    distribution: dict[str, float] | None = None  # logprobs: value (or yes/no) -> probability
-    batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
-
-    @property
-    def pending(self) -> bool:
-        """Still in an open provider batch: no text, no error yet."""
-        return self.batch is not None and self.raw is None and self.error is None
-
-
-@dataclass
-class PromptRecord:
-    role: str
-    user: str
-    answers: list[Answer] = field(default_factory=list)
-
-    def values(self, keep_fifty: bool = True) -> list[float]:
-        """Parsed values, without refusals (exact 50s) unless ``keep_fifty``."""
-        return [
-            a.value for a in self.answers
-            if a.value is not None and (keep_fifty or a.value != REFUSAL_VALUE)
-        ]
-
-    def mean(self, keep_fifty: bool = True) -> float:
-        """Mean parsed answer; NaN when no sample is usable."""
-        values = self.values(keep_fifty)
-        if len(values) == 1:  # one sample (often): its value, without numpy's per-call cost
-            return float(values[0])
-        import numpy as np  # at scoring time only: a run that scores nothing never loads numpy
-
-        return float(np.mean(values)) if values else float("nan")
-
-
-def prompt_means(prompts: Sequence[PromptRecord], keep_fifty: bool = True) -> np.ndarray:
-    """``PromptRecord.mean`` of every prompt, to the last bit, with one numpy call per number
-    of values instead of one per prompt (scoring takes the means of thousands)."""
-    import numpy as np
-
-    return _rowwise([p.values(keep_fifty) for p in prompts], lambda rows: np.mean(rows, axis=1), 1)
-
-
-def prompt_sds(prompts: Sequence[PromptRecord]) -> np.ndarray:
-    """The sample SD (ddof 1) of each prompt's parsed values, 50s included, as ``np.std`` of
-    each alone gives it; NaN for a prompt with fewer than two values."""
-    import numpy as np
-
-    return _rowwise([p.values(keep_fifty=True) for p in prompts], lambda rows: np.std(rows, axis=1, ddof=1), 2)
-
-
-def _rowwise(values: list[list[float]], reduce: Callable[[np.ndarray], np.ndarray], least: int) -> np.ndarray:
-    """``reduce`` over each list of at least ``least`` values (NaN for the others), applied to
-    the lists of each length stacked as rows: a row reduces exactly as the list alone would."""
-    import numpy as np
-
-    out = np.full(len(values), np.nan)
-    by_length: dict[int, list[int]] = {}
-    for i, row in enumerate(values):
-        if len(row) >= least:
-            by_length.setdefault(len(row), []).append(i)
-    for rows in by_length.values():
-        out[rows] = reduce(np.array([values[i] for i in rows], dtype=float))
-    return out
-
-
-@dataclass
-class ItemRecord:
-    """One item under one condition."""
-
-    suite: str
-    item: str
-    condition: str
-    kind: str
-    file: str
-    model: str
-    prompts: list[PromptRecord]
-    track: str | None = None
-    domain: str | None = None
-    language: str = "en"
-    expected: float | None = None
-    outcome: bool | None = None
-    direction: str | None = None
-    prompt_hash: str = ""  # system prompts + template used, to tell prompt changes apart
-    suite_prompt_hash: str = ""  # every prompt of the suite, selected or not (collect.suite_prompt_hash)
-    notes: list[str] = field(default_factory=list)  # parameter changes the provider made
-    elicit: str = "text"  # how its answers were asked for: text | json | logprobs (a report before modes: text)
-    # Problems that leave the answers right but must fail the session (a store that could not
-    # be written); in the report only when there are some.
-    faults: list[str] = field(default_factory=list)
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.suite, self.item, self.condition)
-
-    @property
-    def label(self) -> str:
-        """``suite::item``, with ``[condition]`` unless it is ``base`` (as in test ids)."""
-        return f"{self.suite}::{self.item}" + ("" if self.condition == "base" else f"[{self.condition}]")
-
-    def prompt(self, role: str) -> PromptRecord:
-        for prompt in self.prompts:
-            if prompt.role == role:
-                return prompt
-        raise KeyError(f"item {self.item} has no prompt with role {role!r}")
-
-    def answers(self) -> list[Answer]:
-        return [a for p in self.prompts for a in p.answers]
-
-    @property
-    def errors(self) -> list[str]:
-        return [a.error for a in self.answers() if a.error]
-
-    @property
-    def pending_batches(self) -> list[str]:
-        """Ids of the open batches that still owe this item answers (empty when none do)."""
-        return sorted({a.batch for a in self.answers() if a.pending and a.batch})
-
-    def to_dict(self) -> dict[str, Any]:
-        """Like ``dataclasses.asdict``, several times faster (it runs once per item)."""
-        data = dict(self.__dict__)
-        data["notes"] = list(self.notes)
-        if self.faults:
-            data["faults"] = list(self.faults)
-        else:
-            del data["faults"]
-        data["prompts"] = [{"role": p.role, "user": p.user, "answers": [_answer_dict(a) for a in p.answers]}
-                           for p in self.prompts]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ItemRecord:
-        prompts = [
-            PromptRecord(p["role"], p["user"], [Answer(**a) for a in p["answers"]])
-            for p in data["prompts"]
-        ]
-        return cls(**{**data, "prompts": prompts})
-
-
-def _answer_dict(answer: Answer) -> dict[str, Any]:
-    data = dict(answer.__dict__)
-    if data["batch"] is None:  # real-time answers keep the report as it was
-        del data["batch"]
-    return data
+from .. import kinds
+from ..records.item import ItemRecord
+from ..text.display import one_line, shown
 
 
 class ReportError(ValueError):
@@ -192,11 +28,6 @@ class ReportError(ValueError):
 MAX_REPORT_DEPTH = 64  # a report nests about 8 levels; Python's own encoder stops near 300
 MAX_RUN_TEXT = 1000  # characters of a run setting: they are printed when runs differ
 MAX_RESAMPLES = 100_000  # as --optbench-bootstrap: a report must not make compare run for days
-# The prompts each kind's scoring reads by role.
-REQUIRED_ROLES = {
-    "inverted_pair": ("positive", "negative"), "binary": ("yes",), "conjunction": ("a", "b", "both"),
-    "disjunction": ("a", "b", "either"), "conditional": ("a", "b_given_a", "both"), "dose_response": (),
-}
 _RUN_FIELDS = {"model": "model", "keep_fifty": "bool?", "seed": "int?", "bootstrap_resamples": "resamples?",
                "samples_override": "int?", "temperature_override": "num?", "system_prompt_override": "bool?",
                "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?"}
@@ -251,7 +82,7 @@ def _fits(kind: str, value: Any) -> bool:
     if kind == "finite":
         return _is_number(value) and math.isfinite(value)
     if kind == "kind":
-        return isinstance(value, str) and value in REQUIRED_ROLES
+        return isinstance(value, str) and value in kinds.SCORED_ROLES
     if kind == "mode":
         return isinstance(value, str) and value in _MODES
     if kind == "share":
@@ -271,10 +102,15 @@ def _fits(kind: str, value: Any) -> bool:
 
 _WHAT = {"str": "a string", "text": f"a string of at most {MAX_RUN_TEXT:,} characters", "bool": "true or false",
          "int": "a whole number", "count": "a whole number of at least 0", "num": "a number", "finite": "a finite number",
-         "resamples": f"a whole number from 1 to {MAX_RESAMPLES:,}", "kind": f"one of {', '.join(REQUIRED_ROLES)}",
+         "resamples": f"a whole number from 1 to {MAX_RESAMPLES:,}", 
          "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them",
          "mode": f"one of {', '.join(_MODES)}", "share": "a number from 0 to 1",
          "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1"}
+
+
+def _what(kind: str) -> str:
+    # The kinds are the registry's at the time of reading (a plugin may have added one).
+    return f"one of {', '.join(kinds.SCORED_ROLES)}" if kind == "kind" else _WHAT[kind]
 
 
 def _check_fields(path: Path, where: str, entry: Any, fields: dict[str, str], required: Sequence[str] = (),
@@ -291,7 +127,7 @@ def _check_fields(path: Path, where: str, entry: Any, fields: dict[str, str], re
                 raise ReportError(f"{path}: {where}, key '{one_line(key, 60)}': is not a key of this entry.")
             continue
         if not _fits(kind, value):
-            what = _WHAT[kind.rstrip("?")] + (" or null" if kind.endswith("?") else "")
+            what = _what(kind.rstrip("?")) + (" or null" if kind.endswith("?") else "")
             raise ReportError(f"{path}: {where}, key '{key}': must be {what}, got {shown(value, 60)}.")
 
 
@@ -322,7 +158,7 @@ def check_report(data: dict[str, Any], path: Path) -> None:
             roles.add(prompt["role"])
             for k, answer in enumerate(prompt["answers"]):
                 _check_fields(path, f"{where}.prompts[{j}].answers[{k}]", answer, _ANSWER_FIELDS, ("raw",), closed=True)
-        missing = [role for role in REQUIRED_ROLES[item["kind"]] if role not in roles]
+        missing = [role for role in kinds.SCORED_ROLES[item["kind"]] if role not in roles]
         if missing:
             raise ReportError(f"{path}: {where}: an item of kind {item['kind']} needs a prompt with role "
                               f"'{missing[0]}'.")

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from .testing_batches import FakeBatches
-from .testing_logprobs import TOKEN_STYLES, FakePosition, as_json, chat_entry, display, fake_positions, legacy_logprobs
-from .testing_requests import FakeRequest, tokens
+from .batches import FakeBatches
+from .logprobs import TOKEN_STYLES, FakePosition, as_json, chat_entry, display, fake_positions, legacy_logprobs
+from .requests import FakeRequest, tokens
 
 __all__ = ["TOKEN_STYLES", "FakeAPI", "FakePosition", "FakeRequest", "fake_positions"]
 

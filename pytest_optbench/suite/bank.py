@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..text.display import one_line
 from .lint import load_suites, suite_files
-from .suites import Suite
-from .text import one_line
+from .load import Suite
 from .translations import is_english, source_suite_id
 
 

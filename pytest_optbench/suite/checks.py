@@ -11,15 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .didyoumean import is_near_miss, suggest
-from .suites import (
-    ANNOTATION_KEYS,
-    ITEM_SETTING_KEYS,
-    KIND_FIELDS,
-    TEMPLATE_BUILTINS,
-    Suite,
-    template_fields,
-)
+from ..text.didyoumean import is_near_miss, suggest
+from .load import ANNOTATION_KEYS, ITEM_SETTING_KEYS, KIND_FIELDS, TEMPLATE_BUILTINS, Suite, template_fields
 
 MARKER = "optbench"
 DEFAULT_TEMPLATE_FIELDS = ("scenario", "question")

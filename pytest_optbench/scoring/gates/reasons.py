@@ -11,11 +11,11 @@ import fnmatch
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..didyoumean import suggest_glob
-from .aggregate import METRIC_KINDS
+from ...text.didyoumean import suggest_glob
+from ..aggregate import METRIC_KINDS
 
 if TYPE_CHECKING:
-    from .gates import Gate
+    from .spec import Gate
 
 NO_BASELINE = ("no baseline run was given: pass --optbench-baseline REPORT.json (the JSON report of a run on "
                "the main branch), or drop the change gate from this run's thresholds")

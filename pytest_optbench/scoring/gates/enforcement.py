@@ -16,9 +16,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..facts import RunFacts
-from ..records import ItemRecord
-from .gates import NOT_EVALUATED, Verdict
+from ...records.facts import RunFacts
+from ...records.item import ItemRecord
+from .evaluate import Verdict
+from .spec import NOT_EVALUATED
 
 # Below this share of answers read as a number, a tenth of a suite's answers is lost and every
 # other figure rests on a self-selected subset. Lower than the bundled parse_rate gate (0.95),

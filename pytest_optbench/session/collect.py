@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from .prompts import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
-from .providers.base import ModelError, as_model
-from .records import ItemRecord
-from .session.worker import NO_MODEL_REASON, WORKER_KEY, get_worker
-from .suite_checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
-from .suites import Condition, Item, Suite, SuiteError, load_suite, yaml_encoding
+from ..prompts.build import DEFAULT_TEMPLATE, PromptSpec, prompt_fingerprint, render_prompts
+from ..providers.base import ModelError, as_model
+from ..records.item import ItemRecord
+from ..suite.checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
+from ..suite.load import Condition, Item, Suite, SuiteError, load_suite
+from ..text.yaml_input import yaml_encoding
+from .worker import NO_MODEL_REASON, WORKER_KEY, get_worker
 
 SUITE_SUFFIXES = (".yaml", ".yml")
 
