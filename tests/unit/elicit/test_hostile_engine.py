@@ -41,7 +41,7 @@ from pytest_optbench.testing import FakeAPI
 KEY = "sk-test-HOSTILE-0123456789abcdef"
 ENV = {"OPENAI_API_KEY": KEY}
 FAST = EngineSettings(concurrency=8, max_retries=3, backoff_base=0.001, backoff_cap=0.01, run_id="run-1")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def spec(i: int = 0, samples: int = 1) -> PromptSpec:

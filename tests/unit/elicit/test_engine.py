@@ -433,7 +433,7 @@ def test_zero_retries_means_one_request(fake, make):
 
 
 def test_one_failing_prompt_does_not_affect_the_others(fake, make):
-    # A 400 is about one request (a 401 stops the session: tests/unit/test_hostile_engine.py).
+    # A 400 is about one request (a 401 stops the session: tests/unit/elicit/test_hostile_engine.py).
     server = fake(fault_for=lambda r: "badrequest" if "plan 1 " in r.user else None)
     elicitor = make(server)
     records = run_all(elicitor, [spec(i, samples=2) for i in range(3)])

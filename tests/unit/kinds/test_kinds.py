@@ -61,7 +61,7 @@ from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 from pytest_optbench.suite.lint import lint_suites
 from pytest_optbench.suite.load import KIND_FIELDS, SuiteError, parse_suite
 
-SPEC = Path(__file__).resolve().parents[2] / "docs" / "suite-format.md"
+SPEC = Path(__file__).resolve().parents[3] / "docs" / "suite-format.md"
 FAST = AggregateOptions(n_resamples=100)
 
 
