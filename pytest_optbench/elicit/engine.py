@@ -192,23 +192,13 @@ class AdaptiveLimit:
     per ``limit`` successes (AIMD, as TCP and inspect_ai do), and pauses everyone while a
     server's Retry-After runs."""
 
-    def __init__(self, limit: int, probe: bool = False) -> None:
+    def __init__(self, limit: int) -> None:
         self.ceiling = max(1, limit)
         self.limit = float(self.ceiling)
         self.in_flight = 0
         self.resume_at = 0.0
-        # probe: one request alone until a server has answered it, so that a bad key or an
-        # empty account costs one request, not one per slot.
-        self.opened = not probe
         self._last_cut = 0.0
         self._changed = asyncio.Condition()
-
-    async def open(self) -> None:
-        """The probe got an answer that was not fatal: let the others go."""
-        if not self.opened:
-            async with self._changed:
-                self.opened = True
-                self._changed.notify_all()
 
     async def acquire(self) -> None:
         async with self._changed:
@@ -220,7 +210,7 @@ class AdaptiveLimit:
                     except TimeoutError:
                         pass
                     continue
-                if self.in_flight < (int(self.limit) if self.opened else 1):
+                if self.in_flight < int(self.limit):
                     self.in_flight += 1
                     return
                 await self._changed.wait()
@@ -280,6 +270,7 @@ class ApiElicitor:
         self._failed_in_a_row = 0
         self._peers_checked = 0.0
         self._keys: dict[tuple[Any, ...], str] = {}
+        self._stopping = _StopSignal()  # bound to the loop of each run (_run)
 
     def key(self, spec: PromptSpec) -> str:
         # Asked for every prompt twice (prefetch, then its item): hashed once.
@@ -359,6 +350,7 @@ class ApiElicitor:
     def _stop(self, reason: str) -> str:
         if self.stop_reason is None:
             self.stop_reason = reason
+            self._stopping.set()  # the requests in flight are cut short (_generate)
             try:  # tell the other workers of this session
                 self.store.put_failure(STOP_KEY, self.settings.run_id, reason)
             except StoreError as exc:
@@ -383,6 +375,7 @@ class ApiElicitor:
                 reason = None
             if reason is not None:
                 self.stop_reason = reason  # a peer stopped the session
+                self._stopping.set()
         return self.stop_reason
 
     # -- planning and running ----------------------------------------------------------------
@@ -432,18 +425,36 @@ class ApiElicitor:
                 "parameter_changes": int(getattr(self.provider, "parameter_changes", 0))}
 
     async def _run(self, jobs: Sequence[Job]) -> None:
-        limit = AdaptiveLimit(self.settings.concurrency, probe=True)
+        # Every slot opens at once. A request that cannot succeed (a bad key, no quota, no
+        # such model) is refused and not billed: the first such answer stops the session,
+        # and the requests still in flight are cut short then (_generate), so a bad key costs
+        # at most one request per slot and no waiting, and a good one no probe round-trip.
+        self._stopping = _StopSignal(asyncio.get_running_loop())
+        if self.stop_reason is not None:
+            self._stopping.set()
+        limit = AdaptiveLimit(self.settings.concurrency)
         await asyncio.gather(*(self._job(job, limit) for job in jobs))
 
     async def _generate(self, request: ApiRequest) -> ApiResult:
-        """One request, cut short when the session deadline passes while it waits."""
-        if self.ends is None:
-            return await self.provider.generate(request)
+        """One request, cut short when the session stops (another request's fatal answer,
+        the deadline passing) while it waits."""
+        call = asyncio.ensure_future(self.provider.generate(request))
+        stopped = asyncio.ensure_future(self._stopping.event.wait())
+        timeout = None if self.ends is None else max(0.0, self.ends - self.clock())
+        done: set[asyncio.Future[Any]] = set()
         try:
-            return await asyncio.wait_for(self.provider.generate(request), max(0.0, self.ends - self.clock()))
-        except TimeoutError:
-            raise _Stopped(self._stop(f"the session deadline of {self.settings.deadline:g} s "
-                                      "(--optbench-deadline) passed")) from None
+            done, _ = await asyncio.wait((call, stopped), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not call.done():
+                call.cancel()  # the session stopped, or this task was cancelled (Ctrl-C)
+        if not call.done():
+            await asyncio.wait((call,))  # let the SDK close the request it was making
+        if not call.cancelled() and (call in done or call.exception() is None):
+            return call.result()  # answered (or failed) before it could be cut short
+        if self.stop_reason is None:  # the deadline passed while it waited
+            self._stop(f"the session deadline of {self.settings.deadline:g} s (--optbench-deadline) passed")
+        raise _Stopped(self.stop_reason)
 
     async def _job(self, job: Job, limit: AdaptiveLimit) -> None:
         sample, remaining, attempt = job.first, job.count, 0
@@ -476,10 +487,14 @@ class ApiElicitor:
                 if failure.timed_out:
                     stats.timeouts += 1
                 message = self.provider.redact(one_line(str(failure), MAX_ERROR))
+                if failure.fatal and self.stop_reason is not None:
+                    # Refused too, after another request's refusal stopped the session: one
+                    # prompt carries the reason, the others were not asked (one FAILED item).
+                    await limit.release()
+                    return self._not_asked(job.key, remaining, self.stop_reason)
                 if failure.fatal:
                     self._stop(message)
                 else:
-                    await limit.open()
                     self._count_failure(failure.rate_limited, message)
                 delay = self._delay(failure, attempt)
                 await limit.release(rate_limited=failure.rate_limited,
@@ -497,7 +512,6 @@ class ApiElicitor:
                 return
             except Exception as exc:  # noqa: BLE001 - a provider bug must not kill the run
                 stats.in_flight -= 1
-                await limit.open()
                 await limit.release()
                 stats.failed += remaining
                 message = self.provider.redact(_describe(exc))
@@ -506,7 +520,6 @@ class ApiElicitor:
                 return
             stats.in_flight -= 1
             self._failed_in_a_row = 0
-            await limit.open()
             await limit.release()
             # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
             texts = [well_formed(text) for text in self.provider.redact_result(result).texts[:n]]
@@ -602,6 +615,27 @@ class ApiElicitor:
 
 class _Stopped(Exception):
     """The session stopped while a request was waiting for its answer."""
+
+
+class _StopSignal:
+    """Set once the session stops asking; the requests in flight wait on it. ``set`` may be
+    called from any thread (the deadline and the peers are also checked outside the loop)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.loop = loop
+        self.event = asyncio.Event()
+
+    def set(self) -> None:
+        if self.loop is None or self.loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self.event.set()
+        else:
+            self.loop.call_soon_threadsafe(self.event.set)
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
