@@ -10,7 +10,9 @@
     optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
     optbench gate REPORT              score and gate a (merged) report offline, as a session does
     optbench collect                  pick up the store's open provider batches
-    optbench bank [PATH ...]          items per suite and language, as a Markdown table
+    optbench bank [PATH ...]          items per suite and language, as a Markdown table (default: the
+                                      bank that ships with the package)
+    optbench init [DIR]               a starting point: thresholds, a suite, conftest.py, a CI workflow
 """
 
 from __future__ import annotations
@@ -53,8 +55,21 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_bank(args: argparse.Namespace) -> int:
-    for line in bank_table([Path(p) for p in args.paths or ["suites"]]):
+    """The table of the suites under the paths; without paths, of the bank that ships."""
+    if args.paths:
+        for line in bank_table([Path(p) for p in args.paths]):
+            print(line)
+        return 0
+    from .suite.bundled import bundled
+
+    found = bundled()
+    if found is None:
+        raise CliError("this installation of pytest-optbench carries no item bank; name the suites to count "
+                       "(optbench bank PATH ...).")
+    for line in bank_table([found.suites]):
         print(line)
+    print(f"\nThe bank that ships with {found.origin}, in {found.suites}; audit it from any directory with "
+          "pytest --optbench-bank --model PROVIDER:NAME (narrow it with --language, -k, -m).")
     return 0
 
 
@@ -286,7 +301,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
-    gate_args = GateArgs(Path(args.report), path(args.thresholds), path(args.baseline), path(args.output),
+    gate_args = GateArgs(Path(args.report), [Path(t) for t in args.thresholds or []], path(args.baseline), path(args.output),
                          path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
                          multiplicity=args.multiplicity)
     try:
@@ -332,7 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
     bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
-    bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
+    bank.add_argument("paths", nargs="*", help="suite files or directories (default: the bank that ships with "
+                                               "pytest-optbench)")
     bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
@@ -366,7 +382,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.set_defaults(func=cmd_merge)
     gate = sub.add_parser("gate", help="score and gate a (merged) JSON report offline, with a session's exit codes")
     gate.add_argument("report", help="a JSON report (e.g. from optbench merge)")
-    gate.add_argument("--thresholds", metavar="PATH", help="gates file (default: thresholds.yaml here, if present)")
+    gate.add_argument("--thresholds", metavar="PATH", action="append",
+                      help="gates file (default: thresholds.yaml here, if present); repeat to add several files' gates")
     gate.add_argument("--baseline", metavar="REPORT", help="compare with an earlier run, paired by item")
     gate.add_argument("--output", "--report", dest="output", metavar="PATH", help="write the scored JSON report")
     gate.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (also to $GITHUB_STEP_SUMMARY)")
