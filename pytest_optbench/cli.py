@@ -38,7 +38,7 @@ from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
 from .suite.bank import bank_table
-from .suite.lint import ERROR, lint_paths, summary_line
+from .suite.lint import ERROR, summary_line
 from .text.display import one_line, printable
 
 
@@ -47,7 +47,9 @@ class CliError(Exception):
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    findings = lint_paths([Path(p) for p in args.paths or ["suites"]])
+    from .scoring.gates.lint import lint_project
+
+    findings = lint_project([Path(p) for p in args.paths or ["suites"]])
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))

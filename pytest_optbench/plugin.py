@@ -39,9 +39,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
     if not config.getoption("optbench_lint"):
         return None
-    from .suite.lint import ERROR, lint_paths, summary_line
+    from .scoring.gates.lint import lint_project
+    from .suite.lint import ERROR, summary_line
 
-    findings = lint_paths([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
+    findings = lint_project([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))
