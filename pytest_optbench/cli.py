@@ -75,6 +75,29 @@ def cmd_bank(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    """A starting point in DIR: thresholds, change gates, a suite, conftest.py, the CI workflow."""
+    from .scaffold import ScaffoldError, write_scaffold
+
+    target = Path(args.dir)
+    try:
+        written = write_scaffold(target)
+    except ScaffoldError as exc:
+        raise CliError(str(exc)) from None
+    for entry in written:
+        if entry.written:
+            print(f"optbench init: wrote {target / entry.path}")
+        else:
+            print(f"optbench init: left {target / entry.path} alone (it is there already; nothing was changed)")
+    if not any(e.written for e in written):
+        print(f"optbench init: nothing written: all {len(written)} files are in {target} already")
+        return 0
+    print("Next: optbench lint .  then  pytest --optbench-bank --language en --model sim:calibrated --optbench-strict"
+          "  (a simulated model, no key); set the OPENAI_API_KEY secret and MODEL in "
+          ".github/workflows/optbench.yml for pull requests.")
+    return 0
+
+
 def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, object]]:
     """One row per (run, inverted pair): model, scenario, domain, Skew."""
     rows: list[dict[str, object]] = []
@@ -348,6 +371,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
+    init = sub.add_parser("init", help="write a starting point: thresholds, a suite, conftest.py, a CI workflow")
+    init.add_argument("dir", nargs="?", default=".", help="where to write (default: the current directory)")
+    init.set_defaults(func=cmd_init)
     bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
     bank.add_argument("paths", nargs="*", help="suite files or directories (default: the bank that ships with "
                                                "pytest-optbench)")
