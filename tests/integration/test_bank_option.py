@@ -12,10 +12,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CONDITIONS, Optbench, pair_suite
 
 import pytest_optbench.session.bank as session_bank
 import pytest_optbench.suite.bundled as bundled_module
+from conftest import CONDITIONS, Optbench, pair_suite
 from pytest_optbench.suite.bundled import Bundled
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ from pytest_optbench.scoring.gates.spec import parse_thresholds, read_thresholds
 from pytest_optbench.suite.bundled import bundled
 from pytest_optbench.suite.load import load_suite
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 WRITTEN = [name for name, _ in FILES]
 
 
@@ -83,7 +83,7 @@ def test_init_thresholds_are_the_bundled_gates_and_the_example_gate(tmp_path: Pa
     assert strip[:len(shipped)] == [(g.metric, g.bound_kind, g.bound, g.suites, g.conditions, g.evidence,
                                      g.tolerance) for g in shipped]
     assert strip[len(shipped):] == [("skew", "max_abs", 10.0, ("example",), ("base",), "ci", None)]
-    change = read_thresholds(Path(__file__).parents[2] / "pytest_optbench" / "scaffold" / "thresholds-change.yaml")
+    change = read_thresholds(ROOT / "pytest_optbench" / "scaffold" / "thresholds-change.yaml")
     assert change.gates and all(g.is_change for g in change.gates)
 
 
