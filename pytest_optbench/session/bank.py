@@ -43,16 +43,19 @@ def add_bank(config: pytest.Config) -> None:
 
 
 def session_thresholds(options: RunOptions, root: Path) -> tuple[list[Gate], str | None, str | None]:
-    """(gates, how the summary names their source, the files' multiplicity)."""
-    from ..scoring.gates.spec import read_thresholds, read_thresholds_files
-
+    """(gates, how the summary names their source, the files' multiplicity). Scoring is
+    imported only when there are gates: a session that gates nothing loads none of it."""
     if options.thresholds_paths:
+        from ..scoring.gates.spec import read_thresholds_files
+
         files = [(path, display_path(path, root)) for path in options.thresholds_paths]
         read = read_thresholds_files(files)
         return read.gates, " + ".join(display for _, display in files), read.multiplicity
     found = bundled() if options.bank else None
     if found is None:
         return [], None, None
+    from ..scoring.gates.spec import read_thresholds
+
     read = read_thresholds(found.thresholds, str(found.thresholds))
     scope = bank_suite_ids(found.suites)
     gates = [replace(g, source=str(found.thresholds), scope=scope) for g in read.gates]
