@@ -12,9 +12,9 @@ import sys
 import time
 
 started = time.perf_counter()
-from inspect_ai import Task, eval
-from inspect_ai.dataset import Sample
-from inspect_ai.solver import generate
+from inspect_ai import Task, eval  # type: ignore[import-not-found]  # its own venv, not a dependency
+from inspect_ai.dataset import Sample  # type: ignore[import-not-found]
+from inspect_ai.solver import generate  # type: ignore[import-not-found]
 
 
 def main() -> None:
