@@ -71,6 +71,7 @@ class RunOptions:
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
     shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
+    progress_interval: float = 30.0  # --optbench-progress-interval: seconds between plain progress lines (0: none)
 
 
 def _quoted(text: str) -> str:
@@ -121,6 +122,7 @@ _seconds = _number(float, high=MAX_SECONDS, above=0)
 _int = _number(int)
 _wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
 _batch_size = _number(int, 1, 1_000_000)
+_interval = _number(float, 0, MAX_SECONDS)  # --optbench-progress-interval: 0 turns the plain line off
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -223,6 +225,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
                      help="run shard I of N: a stable, balanced share of the selected items (every condition "
                           "and sample of an item in one shard); merge the JSON reports with optbench merge")
+    engine.addoption("--optbench-progress-interval", dest="optbench_progress_interval", type=_interval,
+                     default=30.0, metavar="S",
+                     help="without a terminal (CI, output to a file): a plain progress line every S seconds "
+                          "while answers are asked for (done/total, answers per second, retries, ETA); "
+                          "default 30, 0 for none")
 
 
 def _output_path(option: str, value: str | None) -> Path | None:
@@ -297,4 +304,5 @@ def read_options(config: pytest.Config) -> RunOptions:
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),
         shard=config.getoption("optbench_shard"),
+        progress_interval=config.getoption("optbench_progress_interval"),
     )

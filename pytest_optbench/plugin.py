@@ -34,6 +34,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, Any, Any]:
+    """Before pytest captures output: an xdist worker keeps its stderr for progress lines."""
+    from .session.progress import keep_stderr
+
+    keep_stderr(early_config)
+    return (yield)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
@@ -170,9 +179,21 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
     return (yield)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Every process that asks an API model shows its progress (session/progress.py)."""
     worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.elicitor is not None:
+        from .session.progress import attach_progress
+
+        worker.close_progress = attach_progress(session.config, worker, serial=is_controller(session.config))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.close_progress is not None:
+        worker.close_progress()
+        worker.close_progress = None
+    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
         session.config.workeroutput["optbench_requests"] = worker.request_counts()
@@ -218,27 +239,9 @@ class ControllerHooks:
 
     def __init__(self, controller: ControllerSession) -> None:
         self.controller = controller
-        self.progress: Any = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.controller.add_report(report)
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # A serial run shows the engine's progress; under xdist the workers' output is hidden.
-        worker = session.config.stash.get(WORKER_KEY, None)
-        if worker is not None and worker.elicitor is not None:
-            from .report.progress import Progress, progress_wanted
-
-            if progress_wanted(session.config.get_verbosity()):
-                self.progress = worker.progress = Progress()
-            elif worker.options.batch:  # no progress bar (CI, -q): a batch wait shows a line now and then
-                reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-                if reporter is not None and session.config.get_verbosity() >= 0:
-                    worker.status = reporter.write_line
-
-    def pytest_sessionfinish(self) -> None:
-        if self.progress is not None:
-            self.progress.close()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:

@@ -317,3 +317,24 @@ def test_logprobs_mode_with_a_server_that_rejects_it_falls_back_once(optbench, a
     assert sum("logprobs" in r.body for r in api.requests) <= 16  # found out once, not per prompt
     assert "logprobs elicitation is not available" in result.text
     assert "elicitation: 6 of 6 answers asked in json or logprobs mode were read as text" in result.text
+
+
+# --------------------------------------------------------------------------- progress without a terminal
+
+
+def test_without_a_terminal_a_plain_progress_line_says_done_of_total(optbench, api):
+    """The run's output is no terminal (captured here, as under CI): no redrawn line, but a
+    plain one when asking starts and one when everything is in; -q turns it off."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    first = run(optbench, api)
+    lines = [line for line in first.text.splitlines() if line.startswith("optbench: ")]
+    assert lines[0].startswith(f"optbench: 0 of {ANSWERS} answers (0%), 0.0 answers/s, 0 retries (0 after a 429)")
+    assert lines[-1].startswith(f"optbench: {ANSWERS} of {ANSWERS} answers (100%), ")
+    assert "done in" in lines[-1] and "\r" not in first.text
+    second = run(optbench, api)  # everything from the store: one line, at once
+    assert [line for line in second.text.splitlines() if line.startswith("optbench: ")] == [
+        (f"optbench: {ANSWERS} of {ANSWERS} answers (100%), {ANSWERS} from the store, 0.0 answers/s, "
+        "0 retries (0 after a 429), done in 0 s")]
+    quiet = run(optbench, api, "-q")
+    off = run(optbench, api, "--optbench-progress-interval", "0")
+    assert not any(line.startswith("optbench: ") for r in (quiet, off) for line in r.text.splitlines())
