@@ -101,10 +101,18 @@ class ControllerSession:
     def settings_snapshot(self) -> dict[str, Any]:
         """The settings that change answers, as the report records and a baseline compares them."""
         models = sorted({r.model for r in self.records.values()})
+        versions = sorted({r.model_version for r in self.records.values() if r.model_version})
+        served = sorted({a.served_model for r in self.records.values() for a in r.answers() if a.served_model})
+        fingerprints = sorted({a.system_fingerprint for r in self.records.values() for a in r.answers()
+                               if a.system_fingerprint})
         settings = self.options.settings
         return {
             # Who answered (a conftest fixture may answer instead of --model, see AnswerSource).
             "model": (models[0] if len(models) == 1 else models) if models else self.options.model_spec,
+            # What it declared it is (a version or fingerprint), and who the API said served it.
+            "model_version": (versions[0] if len(versions) == 1 else versions) if versions else None,
+            "served_models": served,
+            "system_fingerprints": fingerprints,
             "base_url_set": self.options.base_url is not None,
             "keep_fifty": self.options.keep_fifty,
             "samples_override": settings.samples,

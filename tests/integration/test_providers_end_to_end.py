@@ -338,3 +338,49 @@ def test_without_a_terminal_a_plain_progress_line_says_done_of_total(optbench, a
     quiet = run(optbench, api, "-q")
     off = run(optbench, api, "--optbench-progress-interval", "0")
     assert not any(line.startswith("optbench: ") for r in (quiet, off) for line in r.text.splitlines())
+
+
+# --------------------------------------------------------------------------- who served it
+
+
+def test_served_model_and_system_fingerprint_are_kept_per_answer_and_a_change_is_named(optbench, api):
+    """The API says which snapshot served each answer and (OpenAI) its backend fingerprint: both
+    go into the store and every answer of the report, survive a rerun from the store, and a
+    baseline served by another snapshot or fingerprint is named."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    api.served_model, api.system_fingerprint = "fake-model-2025-01-01", "fp_one"
+    first = run(optbench, api)
+    assert first.ret == 0, first.text
+    answers = every_answer(first.report)
+    assert {(a["served_model"], a["system_fingerprint"]) for a in answers} == {("fake-model-2025-01-01", "fp_one")}
+    assert first.report["run"]["served_models"] == ["fake-model-2025-01-01"]
+    assert first.report["run"]["system_fingerprints"] == ["fp_one"]
+    again = run(optbench, api)  # read back from the store: the same provenance
+    assert {(a["cached"], a["system_fingerprint"]) for a in every_answer(again.report)} == {(True, "fp_one")}
+    baseline = optbench.path / "base.json"
+    baseline.write_text(json.dumps(first.report))
+
+    api.served_model, api.system_fingerprint = "fake-model-2025-06-01", "fp_two"
+    second = run(optbench, api, "--optbench-baseline", str(baseline), store="store-2")  # a fresh store: asked again
+    differences = second.report["baseline"]["setting_differences"]
+    assert [d.split(" (")[0] for d in differences] == [
+        "served model: baseline fake-model-2025-01-01, now fake-model-2025-06-01",
+        "system_fingerprint: baseline fp_one, now fp_two"]
+    assert "baseline differs: system_fingerprint: baseline fp_one, now fp_two (the provider's backend" in second.text
+
+
+def test_a_report_without_provenance_is_no_evidence_of_a_change(optbench, api):
+    """A baseline from before provenance was kept (no served_models) names no difference."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    api.system_fingerprint = "fp_one"
+    first = run(optbench, api)
+    old = dict(first.report)
+    old["run"] = {k: v for k, v in first.report["run"].items()
+                  if k not in ("served_models", "system_fingerprints", "model_version")}
+    old["items"] = [{k: v for k, v in item.items() if k != "model_version"} | {"prompts": [
+        {**p, "answers": [{k: v for k, v in a.items() if k not in ("served_model", "system_fingerprint")}
+                          for a in p["answers"]]} for p in item["prompts"]]} for item in first.report["items"]]
+    (optbench.path / "old.json").write_text(json.dumps(old))
+    second = run(optbench, api, "--optbench-baseline", str(optbench.path / "old.json"))
+    assert second.ret == 0, second.text
+    assert second.report["baseline"]["setting_differences"] == []
