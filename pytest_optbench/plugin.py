@@ -99,6 +99,10 @@ def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerS
         gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id,
                                    multiplicity=options.multiplicity or multiplicity or "holm")
+    if options.prices_path is not None:  # a bad prices file is a usage error before any call
+        from .scoring.cost import read_prices
+
+        controller.prices = read_prices(options.prices_path, display_path(options.prices_path, config.rootpath))
     if options.shard is None:
         controller.load_baseline(config.rootpath)
     return controller
@@ -109,9 +113,10 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     from .elicit.store import StoreError
     from .providers import ProviderError
     from .report.reading import ReportError
+    from .scoring.cost import PricesError
     from .scoring.gates.spec import ThresholdsError
 
-    return ProviderError, StoreError, ReportError, ThresholdsError
+    return ProviderError, StoreError, ReportError, ThresholdsError, PricesError
 
 
 def _distributed(config: pytest.Config) -> bool:

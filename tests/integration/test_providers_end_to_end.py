@@ -384,3 +384,58 @@ def test_a_report_without_provenance_is_no_evidence_of_a_change(optbench, api):
     second = run(optbench, api, "--optbench-baseline", str(optbench.path / "old.json"))
     assert second.ret == 0, second.text
     assert second.report["baseline"]["setting_differences"] == []
+
+
+# --------------------------------------------------------------------------- cost in money
+
+
+PRICES = """
+currency: EUR
+prices:
+  "fake-model*": {input: 2.0, output: 8.0}   # per million tokens
+"""
+
+
+def test_with_prices_the_summary_json_step_summary_and_power_show_money(optbench, api, monkeypatch, capsys):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    optbench.write("prices.yaml", PRICES)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(optbench.path / "step.md"))
+    first = run(optbench, api, "--optbench-prices", "prices.yaml")
+    assert first.ret == 0, first.text
+    spent_in, spent_out = input_tokens(api.requests) * 2.0 / 1e6, 2 * ANSWERS * 8.0 / 1e6
+    cost = first.report["run"]["usage"]["cost"]
+    assert cost["currency"] == "EUR" and cost["unpriced_answers"] == {}
+    assert cost["input"] == pytest.approx(spent_in) and cost["output"] == pytest.approx(spent_out)
+    assert cost["paid_this_run"] == pytest.approx(spent_in + spent_out) and cost["from_store"] == 0
+    line = next(t for t in first.text.splitlines() if t.startswith("cost at the prices of prices.yaml: "))
+    assert line.startswith(f"cost at the prices of prices.yaml: EUR {spent_in + spent_out:.3g} paid in this run")
+    assert "cost at the prices of prices.yaml: EUR" in (optbench.path / "step.md").read_text()
+
+    second = run(optbench, api, "--optbench-prices", "prices.yaml")  # from the store: nothing paid now
+    again = second.report["run"]["usage"]["cost"]
+    assert again["paid_this_run"] == 0 and again["from_store"] == pytest.approx(spent_in + spent_out)
+    assert f"the {ANSWERS} answers read from the store had cost EUR" in second.text
+
+    # optbench power prices the items an effect needs, with the prices the report kept
+    capsys.readouterr()
+    from pytest_optbench.cli import main as optbench_main
+
+    assert optbench_main(["power", str(optbench.path / "report.json"), "--effect", "20", "--change"]) == 0
+    out = capsys.readouterr().out
+    table = out.splitlines()
+    header = next(t for t in table if t.startswith("samples per prompt"))
+    assert header.split() == ["samples", "per", "prompt", "items", "needed", "cost", "of", "a", "run"]
+    per_answer = (spent_in + spent_out) / ANSWERS
+    row = next(t for t in table if t.startswith("1 "))
+    items = int(row.split()[1].replace(",", ""))
+    assert row.split()[2:] == ["EUR", f"{items * 2 * 1 * per_answer:.3g}"]  # items x 2 prompts x 1 sample
+
+
+def test_a_bad_prices_file_is_a_usage_error_before_any_call(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    optbench.write("prices.yaml", 'prices:\n  "fake-model": {input: 2, ouput: 8}\n')
+    result = run(optbench, api, "--optbench-prices", "prices.yaml")
+    assert result.ret == 4 and api.requests == []
+    assert ("prices.yaml, model 'fake-model', key 'ouput': is not a price key, did you mean 'output'?"
+            in result.text)
+    assert "Traceback" not in result.text
