@@ -167,7 +167,7 @@ def test_compare_and_baseline_commands(optbench, capsys):
 
 ACME_CONFTEST = """
     import pytest
-    from pytest_optbench import declare_model, fingerprint
+    from pytest_optbench.api import declare_model, fingerprint
 
     @pytest.fixture(scope="session")
     def optbench_model(pytestconfig):
