@@ -403,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
-    bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
+    bank = sub.add_parser("bank", help="items per suite and language (the bank table of docs/suites.md)")
     bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")

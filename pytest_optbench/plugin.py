@@ -221,7 +221,7 @@ def optbench_model(pytestconfig: pytest.Config) -> Any:
     """The model under test. Override it in conftest.py to audit your own prompt or pipeline:
     return a callable ``f(prompt) -> str | number`` or an object with ``complete(prompt)``
     (sync or async). ``prompt`` is a ``pytest_optbench.Prompt``. ``--model`` wins over an
-    override that does not take ``optbench_cli_model`` (see the README)."""
+    override that does not take ``optbench_cli_model`` (docs/models.md)."""
     model = get_worker(pytestconfig).model
     if model is None:
         pytest.skip(NO_MODEL_REASON)

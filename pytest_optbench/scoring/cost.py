@@ -204,10 +204,11 @@ def cost_per_answer(records: Sequence[ItemRecord], prices: Prices) -> float | No
 
 
 def money(amount: float, currency: str) -> str:
-    """``USD 1.23``; amounts under a cent keep three significant digits (``USD 0.000412``)."""
+    """``USD 1.23``; amounts under one keep three significant digits (``USD 0.0616``,
+    ``USD 0.000412``), so that small parts still add up to their total on the page."""
     if amount == 0:
         return f"{currency} 0"
-    if abs(amount) < 0.01:
+    if abs(amount) < 1:
         return f"{currency} {amount:.3g}"
     return f"{currency} {amount:,.2f}"
 

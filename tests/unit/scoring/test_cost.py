@@ -95,7 +95,7 @@ def test_a_run_costs_its_fresh_tokens_apart_from_what_the_store_gave_and_batches
     assert cost.to_dict()["paid_this_run"] == pytest.approx(10.2)
     line = cost_line(cost, 1)
     assert line == ("cost at the prices of prices.yaml: USD 10.20 paid in this run (USD 1.90 input + USD 8.30 output); "
-                    "the 1 answers read from the store had cost USD 0.80; answers of a model with no price in "
+                    "the 1 answers read from the store had cost USD 0.8; answers of a model with no price in "
                     "prices.yaml, not counted: openai:gpt-5 (2)")
 
 
@@ -108,7 +108,7 @@ def test_cost_per_answer_spreads_a_requests_tokens_over_its_samples() -> None:
 
 
 def test_money_is_short_and_keeps_small_amounts_readable() -> None:
-    assert [money(x, "EUR") for x in (0, 0.000412, 0.5, 1234.567)] == ["EUR 0", "EUR 0.000412", "EUR 0.50",
+    assert [money(x, "EUR") for x in (0, 0.000412, 0.5, 1234.567)] == ["EUR 0", "EUR 0.000412", "EUR 0.5",
                                                                          "EUR 1,234.57"]
 
 
