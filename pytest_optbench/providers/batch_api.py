@@ -59,6 +59,8 @@ class LineResult:
     retryable: bool = False  # asking again can help (5xx, 429, overloaded)
     expired: bool = False  # never run: the window ended, or the batch was cancelled
     param: str | None = None  # the request parameter a 400 names, when it names one
+    problem: str | None = None  # some of the line's choices failed their checks (wire): why
+    usage_problem: str | None = None  # its usage counts were no counts (then 0)
 
     @property
     def ok(self) -> bool:

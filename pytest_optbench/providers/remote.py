@@ -57,6 +57,9 @@ class ApiResult:
     # Logprobs mode: per text, the generated tokens with their alternatives (compact JSON,
     # elicit.distribution.to_json), or None where the server sent none.
     logprobs: list[Any] = field(default_factory=list)
+    # Answers of the reply that failed their checks (providers/wire.py), one reason each: the
+    # texts are the good ones, in order; the engine asks again for the rest.
+    problems: list[str] = field(default_factory=list)
 
     def logprobs_of(self, index: int) -> Any:
         return self.logprobs[index] if index < len(self.logprobs) else None
@@ -97,6 +100,9 @@ class CallFailed(Exception):
 
 
 DEFAULT_MAX_TOKENS = 256
+# The largest reply body read, in bytes (--optbench-max-reply): n = 16 answers of 4,096
+# tokens are about 0.3 MB, and a logprobs reply a few kB.
+DEFAULT_MAX_REPLY = 8_000_000
 REASONING_MAX_TOKENS = 4096
 
 
@@ -176,6 +182,7 @@ class ApiProvider:
         # rejected mode gets instead: "text" (asked in text) or "fail" (the answer fails).
         self.rejected_modes: set[str] = set()
         self.elicit_fallback = "text"
+        self.max_reply = DEFAULT_MAX_REPLY  # bytes of one reply body at most (--optbench-max-reply)
 
     def identity(self) -> dict[str, Any]:
         """Fields that change an answer; never the key, the timeout or the concurrency."""
@@ -194,6 +201,12 @@ class ApiProvider:
         answer, and answers are stored and reported."""
         result.texts = [self.redact(text) for text in result.texts]
         return result
+
+    def usage_note(self, problem: str | None) -> None:
+        """A reply whose usage counts were no counts: its answers are kept, its tokens not counted."""
+        if problem:
+            self.note(f"{self.model}: the server sent usage counts that are not whole numbers ({problem}); "
+                      "those replies' tokens are counted as 0")
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -307,3 +320,4 @@ class ProviderOptions:
     seed: int = 0
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     elicit_fallback: str = "text"  # what a server that rejects json or logprobs gets
+    max_reply: int = DEFAULT_MAX_REPLY  # bytes of one reply body at most (--optbench-max-reply)
