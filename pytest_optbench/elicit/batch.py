@@ -201,8 +201,11 @@ class BatchElicitor(ApiElicitor):
         except CallFailed as failure:
             self._fail_lines(lines, self.provider.redact(str(failure)))
             return
+        # Recorded at once: the provider bills it whatever happens next, and a rerun must
+        # poll it, not submit it again (the state was read by a reader that cannot fail).
         rows = [LineRow(state.id, x.custom_id, x.key, x.first, x.count) for x in lines]
         self.ledger.add_batch(state.id, self.provider.identity(), state.expires_at, self.settings.run_id, rows)
+        self._note_state(state)
         self.mine.add(state.id)
         self.expiry[state.id] = state.expires_at
         self.ledger.beat(self.settings.run_id, self.shard_index)  # alive, for the other xdist workers
@@ -252,6 +255,7 @@ class BatchElicitor(ApiElicitor):
                     self._note_poll_failure(row, failure)
                 continue
             self.expiry[row.id] = state.expires_at or row.expires
+            self._note_state(state)
             if state.failed:
                 again += self._batch_failed(row, state)
             elif state.ended:
@@ -266,6 +270,11 @@ class BatchElicitor(ApiElicitor):
                     continue
                 again += self._collect(row, results)
         return again
+
+    def _note_state(self, state: BatchState) -> None:
+        """Fields of a batch object that were of no use (an expiry that is no time): noted once."""
+        if state.problem:
+            self.provider.note(f"{self.provider.model}: batch {state.id}: {state.problem} (read as unknown)")
 
     def _note_poll_failure(self, row: BatchRow, failure: CallFailed) -> None:
         """The batch stays open (its answers still come); the reason shows in the status line."""
@@ -315,9 +324,11 @@ class BatchElicitor(ApiElicitor):
                     self.stats.input_tokens += result.input_tokens
                     self.stats.output_tokens += result.output_tokens
                 updates.append((row.id, line.custom_id, "done", None))
-                if len(texts) < line.count:  # a server that ignored n: ask for the rest
+                self.provider.usage_note(result.usage_problem)
+                if len(texts) < line.count:  # a server that ignored n, or answers that failed their checks
                     rest = LineRow(row.id, line.custom_id, line.key, line.first + len(texts), line.count - len(texts))
-                    again += self._again(rest, "fewer samples than asked", retryable=True, free=True)
+                    again += self._again(rest, result.problem or "fewer samples than asked", retryable=True,
+                                         free=result.problem is None)
                 continue
             if result.expired:
                 self.counts["batch_lines_expired"] += 1
