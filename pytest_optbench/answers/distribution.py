@@ -378,7 +378,10 @@ def checked_logprob(value: Any) -> float:
     rounding error above 0 is 0); ValueError saying what is wrong otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadLogprob(f"is {_kind(value)}, not a log-probability")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of 310+ digits
+        raise BadLogprob("is a number too large for a log-probability") from None
     if not math.isfinite(number):
         raise BadLogprob(f"is {number}, not a finite log-probability")
     if number > LOGPROB_SLACK:

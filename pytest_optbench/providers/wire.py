@@ -145,9 +145,10 @@ def timestamp(value: Any) -> float | None:
     """Unix seconds (a number) or an RFC 3339 time (text): None for anything else."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-        return number if math.isfinite(number) and 0 < number < 1e11 else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) and 0 < value < 1e11 else None
+    if isinstance(value, int):
+        return float(value) if 0 < value < 10 ** 11 else None
     if isinstance(value, str) and len(value) <= 64:
         try:
             return datetime.fromisoformat(value).timestamp()

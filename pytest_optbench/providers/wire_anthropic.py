@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..text.display import one_line
+from ..text.display import one_line, well_formed
 from . import wire
 from .batch_api import BatchState, LineResult
 from .wire import BadReply, Choice, Reply
@@ -50,7 +50,7 @@ def _blocks(blocks: list[Any], where: str) -> str:
         # other blocks (thinking, a second tool call) hold no answer
     if tool is not None:
         try:  # the forced tool's input is the answer (json mode)
-            return json.dumps(tool, ensure_ascii=False)
+            return well_formed(json.dumps(tool, ensure_ascii=False))
         except (ValueError, RecursionError):
             raise BadReply(f"{where}: the tool input cannot be written as JSON") from None
     return "".join(texts)
