@@ -246,10 +246,13 @@ class ApiProvider:
                 failure.rate_limited = True
             failure.args = (f"{name}: {failure.args[0]}",)
             return failure
-        if isinstance(exc, sdk.APITimeoutError):
+        # A failure while the body is read (after the SDK handed the response over) comes as
+        # the HTTP library's own exception (httpx or httpx2: the same class names).
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if isinstance(exc, sdk.APITimeoutError) or "TimeoutException" in names:
             return CallFailed(f"{name}: request timed out after {self.timeout:g} s (long replies take long: "
                               "lower --max-tokens, or raise --optbench-timeout)", retryable=True, timed_out=True)
-        if isinstance(exc, sdk.APIConnectionError):
+        if isinstance(exc, sdk.APIConnectionError) or "TransportError" in names:
             return CallFailed(f"{name}: connection failed ({self.redact(str(exc))})", retryable=True)
         # Malformed responses (garbage instead of JSON) may be a glitch: retry a few times.
         return CallFailed(f"{name}: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
