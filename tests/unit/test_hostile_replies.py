@@ -153,7 +153,7 @@ def _positions(what, body, change):
 
 
 def _entries(logprobs):
-    return logprobs["content"] if "content" in logprobs else None
+    return logprobs.get("content")
 
 
 @pytest.mark.parametrize("provider", ["openai", "completions"])
