@@ -41,6 +41,9 @@ from .engine import ApiElicitor, _runs
 from .store import ResponseStore, StoredAnswer
 
 _SIZE_WORDS = ("too large", "too many", "exceed", "maximum", "limit", "size")
+# A batch-API call (an upload of up to 200 MB, a result file) must be complete within this
+# many times --optbench-timeout.
+BATCH_CALL_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -215,9 +218,16 @@ class BatchElicitor(ApiElicitor):
     async def _call(self, make: Callable[[], Any]) -> Any:
         """A batch-API call, retried (with back-off, Retry-After honoured) when it can succeed."""
         attempt = 0
+        timeout = getattr(self.provider, "timeout", None)
+        limit = BATCH_CALL_TIMEOUT * float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
         while True:
             try:
-                return await make()
+                try:
+                    return await asyncio.wait_for(make(), limit)
+                except TimeoutError:  # a server that trickles: every read in time, the whole never
+                    raise CallFailed(f"{self.client.provider} batch: the reply was not complete after {limit:g} s "
+                                     f"({BATCH_CALL_TIMEOUT:g} x --optbench-timeout)", retryable=True,
+                                     timed_out=True) from None
             except CallFailed as failure:
                 if isinstance(failure, BatchTooLarge) or not failure.retryable \
                         or attempt >= self.batch.submit_retries:

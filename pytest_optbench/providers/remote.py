@@ -236,8 +236,13 @@ class ApiProvider:
 
     def sdk_failure(self, exc: BaseException, sdk: Any) -> CallFailed:
         """Classify an exception of the official SDKs (both share these classes)."""
-        if isinstance(exc, CallFailed):
-            return exc
+        inner: BaseException | None = exc
+        for _ in range(8):  # an SDK may wrap ours (a reply too large) in its connection error
+            if inner is None or isinstance(inner, CallFailed):
+                break
+            inner = inner.__cause__ or inner.__context__
+        if isinstance(inner, CallFailed):
+            return inner
         name = self.provider
         if isinstance(exc, sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, (str, dict)) else None

@@ -264,8 +264,7 @@ def _content(value):
     return mangle
 
 
-@pytest.mark.parametrize("elicit", ["text", "json"])
-@pytest.mark.parametrize("content", [65, [1, 2]])
+@pytest.mark.parametrize(("elicit", "content"), [("text", 65), ("json", [1, 2])])
 def test_content_that_is_no_text_fails_its_items_in_one_line_with_every_report(pytester, run, elicit, content):
     pytester.makefile(".yaml", suite=pair_suite(2))
     with FakeAPI(mangle=_content(content)) as api:

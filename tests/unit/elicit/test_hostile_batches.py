@@ -152,3 +152,16 @@ def test_a_result_line_beyond_the_limit_is_skipped_and_the_rest_stored(shared_se
     got = run(elicitor)
     assert stored(tmp_path) == 4 and all(a.value is not None for a in got)
     assert len(server.batches.created()) == 2  # the skipped line asked again, once
+
+
+def test_a_batch_poll_that_trickles_in_is_bounded(shared_server, make):
+    """Every read within the time-out, the whole never: the poll is cut, the batch stays open."""
+    from pytest_optbench.testing.server import Streamed
+
+    server = shared_server.reconfigure(batches=FakeBatches(), mangle=lambda what, body: Streamed(
+        [b" "] * 40 + [b"{}"], delay=0.05) if what == "openai-batch" else body)
+    elicitor = make(server, "openai", batch=BatchSettings(wait=0.0, submit_retries=0))
+    elicitor.provider.timeout = 0.1
+    got = run(elicitor)
+    assert all("the reply was not complete after 1 s (10 x --optbench-timeout)" in (a.error or "") for a in got), \
+        [a.error for a in got]

@@ -236,9 +236,10 @@ def test_an_anthropic_message_that_is_none_is_one_line(fake, make, content, word
 # --------------------------------------------------------------------------- sizes
 
 
-def test_a_300_mb_reply_is_never_read_whole(fake, make):
+@pytest.mark.parametrize("provider", ["openai", "completions", "anthropic"])
+def test_a_300_mb_reply_is_never_read_whole(fake, make, provider):
     server = fake(mangle=lambda what, body: huge_reply(300_000_000))
-    elicitor = make(server, max_reply=2_000_000)
+    elicitor = make(server, provider=provider, max_reply=2_000_000)
     tracemalloc.start()
     try:
         got = answers(elicitor, [spec(samples=1)])
@@ -247,7 +248,7 @@ def test_a_300_mb_reply_is_never_read_whole(fake, make):
         tracemalloc.stop()
     assert "larger than 2 MB (--optbench-max-reply)" in one_line(got[0].error)
     assert len(server.requests) == 1  # not retried: the next try would bring the same
-    assert peak < 40 << 20, f"{peak >> 20} MB"
+    assert peak < 100 << 20, f"{peak >> 20} MB"  # the SDK's first import included; the body is 300 MB
 
 
 def test_a_reply_whose_length_says_it_is_too_large_is_not_read(fake, make):
