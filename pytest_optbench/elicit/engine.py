@@ -490,7 +490,7 @@ class ApiElicitor:
             stats.requests += 1
             self.on_progress(stats)
             try:
-                result = await self._generate(request)
+                result = _checked(await self._generate(request), self.provider.provider)
                 if not result.texts:
                     raise CallFailed(result.problems[0] if result.problems else
                                      f"{self.provider.provider}: the response holds no answer", retryable=True)
@@ -661,6 +661,22 @@ class ApiElicitor:
                            positions=positions, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
                            input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+
+
+def _checked(result: Any, name: str) -> ApiResult:
+    """What a provider returned, as the engine needs it (a third-party provider's too): texts
+    that are text, token counts that are whole numbers >= 0 (else 0)."""
+    if not isinstance(result, ApiResult):
+        raise CallFailed(f"{name}: the provider returned {type(result).__name__}, not an ApiResult", retryable=False)
+    odd = next((t for t in result.texts if not isinstance(t, str)), "") if isinstance(result.texts, list) else None
+    if not isinstance(odd, str):
+        raise CallFailed(f"{name}: the provider returned an answer that is {type(odd).__name__}, not text",
+                         retryable=False)
+    for field_name in ("input_tokens", "output_tokens"):
+        value = getattr(result, field_name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            setattr(result, field_name, 0)
+    return result
 
 
 class _Stopped(Exception):

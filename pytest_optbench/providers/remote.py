@@ -11,6 +11,7 @@ import contextlib
 import email.utils
 import importlib
 import importlib.util
+import math
 import os
 import re
 import time
@@ -128,23 +129,33 @@ def public_url(url: str | None) -> str | None:
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds the server asked us to wait (retry-after-ms, retry-after as seconds or a date)."""
+    """Seconds the server asked us to wait (retry-after-ms, retry-after as seconds or a date);
+    None when it said nothing usable ("soon", NaN, infinity, a date that is none)."""
     if not headers:
         return None
-    lowered = {k.lower(): v for k, v in headers.items()}
-    if (ms := lowered.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    if (ms := _seconds(lowered.get("retry-after-ms"))) is not None:
+        return ms / 1000
     value = lowered.get("retry-after")
     if value is None:
         return None
+    if (seconds := _seconds(value)) is not None:
+        return seconds
     try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _seconds(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        number = float(text)
+    except (ValueError, OverflowError):
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
 
 
 def status_failure(status: int, message: str, headers: Mapping[str, str] | None, body: Any = None) -> CallFailed:

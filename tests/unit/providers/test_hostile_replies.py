@@ -326,3 +326,30 @@ def test_the_store_of_the_hostile_run_is_small(fake, make, tmp_path):
     got = answers(make(server, max_reply=8_000_000), [spec(i, samples=2, mode=modes.JSON) for i in range(3)])
     assert all("larger than 8 MB" in one_line(a.error) for a in got)
     assert Path(tmp_path / "responses.sqlite").stat().st_size < 1 << 20
+
+
+@pytest.mark.parametrize("value", ["soon", "nan", "inf", "1e400", "Thu, 99 Foo 2015"])
+def test_a_retry_after_that_is_no_time_is_a_rate_limit_without_a_wait(fake, make, value):
+    server = fake(faults=["429"], retry_after=value)
+    elicitor = make(server)
+    got = answers(elicitor, [spec(samples=1)])
+    assert got[0].error is None and got[0].value is not None  # retried at once, answered
+    assert elicitor.stats.rate_limited == 1
+
+
+def test_a_third_party_provider_that_returns_no_text_is_one_line(tmp_path):
+    from pytest_optbench.providers.remote import ApiProvider, ApiResult
+
+    class Odd(ApiProvider):
+        provider = "odd"
+
+        async def generate(self, request):
+            return ApiResult([65, None], input_tokens="many")  # type: ignore[list-item, arg-type]
+
+    elicitor = ApiElicitor(Odd("m", None, None, 5.0), ResponseStore(tmp_path / "s.sqlite"), FAST)
+    try:
+        got = answers(elicitor, [spec(samples=2)])
+    finally:
+        elicitor.close()
+        elicitor.store.close()
+    assert all("odd: the provider returned an answer that is int, not text" in one_line(a.error) for a in got)
