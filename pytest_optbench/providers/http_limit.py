@@ -4,7 +4,9 @@ The official SDKs read a reply's body whole before parsing it; a server that sen
 would take gigabytes. The client built here (``capped_client``) counts a body's bytes as
 they arrive and stops reading at ``limit`` (``--optbench-max-reply``): the request fails
 with ``ReplyTooLarge``, one line, not retried (the next try would bring the same). A body
-whose Content-Length already says so is refused before it is read.
+whose Content-Length already says so is refused before it is read. Compressed bodies are
+decompressed here, a bounded amount at a time (a gzip bomb expands no further than the
+limit); only gzip and deflate are asked for, and a body in another encoding is refused.
 
 The result files of a batch (OpenAI ``/files/{id}/content``, Anthropic ``.../results``)
 are larger by nature: their successful bodies are not capped here, and are read line by
@@ -14,13 +16,15 @@ line by ``lines``, each line within the limit.
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator
+import zlib
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from .remote import CallFailed
 
 # The paths whose successful bodies are JSONL result files, read line by line.
 RESULT_FILES = ("/content", "/results")
+STEP = 1 << 20  # bytes decompressed at a time
 
 
 class ReplyTooLarge(CallFailed):
@@ -48,30 +52,54 @@ def capped_client(sdk: Any, limit: int, timeout: float) -> Any:
     httpx = http_module(sdk)
 
     class Capped(httpx.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, inner: Any) -> None:
-            self.inner = inner
+        """The body as it arrives, decompressed here (gzip, deflate) within the limit."""
+
+        def __init__(self, inner: Any, compressed: bool, cap: int | None) -> None:
+            self.inner, self.cap = inner, cap
+            self.decoder = zlib.decompressobj(47) if compressed else None  # 47: gzip or zlib header
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen = 0
             async for chunk in self.inner:
-                seen += len(chunk)
-                if seen > limit:
-                    raise ReplyTooLarge(limit)
+                for piece in self.decoded(chunk):
+                    seen += len(piece)
+                    if self.cap is not None and seen > self.cap:
+                        raise ReplyTooLarge(self.cap)
+                    yield piece
+
+        def decoded(self, chunk: bytes) -> Iterator[bytes]:
+            """The chunk, decompressed at most STEP bytes at a time."""
+            if self.decoder is None:
                 yield chunk
+                return
+            data = chunk
+            while data:
+                piece = self.decoder.decompress(data, STEP)
+                if piece:
+                    yield piece
+                data = self.decoder.unconsumed_tail
 
         async def aclose(self) -> None:
             await self.inner.aclose()
 
     async def cap(response: Any) -> None:
-        if 200 <= response.status_code < 300 and response.request.url.path.endswith(RESULT_FILES):
-            return  # a result file: read line by line (lines)
+        # A result file is read line by line (lines), each line within the limit.
+        whole = not (200 <= response.status_code < 300 and response.request.url.path.endswith(RESULT_FILES))
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("identity", "", "gzip", "deflate", "x-gzip"):
+            await response.aclose()
+            raise CallFailed(f"the reply is compressed as {encoding[:20]!r}, which was not asked for", retryable=False)
         length = response.headers.get("content-length", "")
-        if length.isdigit() and int(length) > limit:
+        if whole and length.isdigit() and int(length) > limit:
             await response.aclose()
             raise ReplyTooLarge(limit, int(length))
-        response.stream = Capped(response.stream)
+        compressed = encoding not in ("identity", "")
+        if compressed:  # decompressed here, within bounds: a gzip bomb never expands whole
+            del response.headers["content-encoding"]
+        response.stream = Capped(response.stream, compressed, limit if whole else None)
 
-    return sdk.DefaultAsyncHttpxClient(timeout=timeout, event_hooks={"response": [cap]})
+    return sdk.DefaultAsyncHttpxClient(timeout=timeout, event_hooks={"response": [cap]},
+                                       headers={"Accept-Encoding": "gzip, deflate"})
 
 
 async def body(raw_response: Any) -> bytes:

@@ -48,6 +48,7 @@ class Streamed:
 
     chunks: Iterable[bytes]
     delay: float = 0.0
+    headers: tuple[tuple[str, str], ...] = ()  # e.g. (("content-encoding", "gzip"),)
 
 
 def huge_reply(size: int, head: bytes = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "',
@@ -318,6 +319,8 @@ class FakeAPI:
             for name, value in (headers or {}).items():
                 handler.send_header(name, value)
             if isinstance(body, Streamed):
+                for name, value in body.headers:
+                    handler.send_header(name, value)
                 handler.send_header("transfer-encoding", "chunked")
                 handler.end_headers()
                 for chunk in body.chunks:

@@ -9,6 +9,7 @@ wall-clock assertions: what the store, the records and the server's request log 
 
 from __future__ import annotations
 
+import json
 import math
 import tracemalloc
 from pathlib import Path
@@ -353,3 +354,48 @@ def test_a_third_party_provider_that_returns_no_text_is_one_line(tmp_path):
         elicitor.close()
         elicitor.store.close()
     assert all("odd: the provider returned an answer that is int, not text" in one_line(a.error) for a in got)
+
+
+def gzip_bomb(size: int) -> Streamed:
+    """A gzip body that expands to ``size`` bytes of JSON (made while it is sent)."""
+    import zlib
+
+    def chunks():
+        packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+        yield packer.compress(b'{"choices": [{"message": {"content": "')
+        block = b"7" * (1 << 20)
+        for _ in range(size >> 20):
+            yield packer.compress(block)
+        yield packer.compress(b'"}}]}') + packer.flush()
+
+    return Streamed(chunks(), headers=(("content-encoding", "gzip"),))
+
+
+def test_a_gzip_bomb_expands_no_further_than_the_limit(fake, make):
+    server = fake(mangle=lambda what, body: gzip_bomb(1 << 30))
+    tracemalloc.start()
+    try:
+        got = answers(make(server, max_reply=2_000_000), [spec(samples=1)])
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "larger than 2 MB (--optbench-max-reply)" in one_line(got[0].error)
+    assert peak < 100 << 20, f"{peak >> 20} MB"
+
+
+def test_a_compressed_reply_within_the_limit_is_read(fake, make):
+    import zlib
+
+    def small(what, body):
+        packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+        return Streamed([packer.compress(json.dumps(body).encode()) + packer.flush()],
+                        headers=(("content-encoding", "gzip"),))
+
+    got = answers(make(fake(mangle=small)), [spec(samples=2)])
+    assert all(a.error is None and a.value is not None for a in got)
+
+
+def test_a_reply_in_an_encoding_not_asked_for_is_refused(fake, make):
+    server = fake(mangle=lambda what, body: Streamed([b"xx"], headers=(("content-encoding", "br"),)))
+    got = answers(make(server), [spec(samples=1)])
+    assert "compressed as 'br', which was not asked for" in one_line(got[0].error)
