@@ -25,6 +25,7 @@ from .remote import CallFailed
 # The paths whose successful bodies are JSONL result files, read line by line.
 RESULT_FILES = ("/content", "/results")
 STEP = 1 << 20  # bytes decompressed at a time
+ERROR_BODY = 64 * 1024  # bytes of an error reply's body read (the rest is cut)
 
 
 class ReplyTooLarge(CallFailed):
@@ -54,8 +55,8 @@ def capped_client(sdk: Any, limit: int, timeout: float) -> Any:
     class Capped(httpx.AsyncByteStream):  # type: ignore[misc, name-defined]
         """The body as it arrives, decompressed here (gzip, deflate) within the limit."""
 
-        def __init__(self, inner: Any, compressed: bool, cap: int | None) -> None:
-            self.inner, self.cap = inner, cap
+        def __init__(self, inner: Any, compressed: bool, cap: int | None, cut: bool = False) -> None:
+            self.inner, self.cap, self.cut = inner, cap, cut
             self.decoder = zlib.decompressobj(47) if compressed else None  # 47: gzip or zlib header
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -64,7 +65,10 @@ def capped_client(sdk: Any, limit: int, timeout: float) -> Any:
                 for piece in self.decoded(chunk):
                     seen += len(piece)
                     if self.cap is not None and seen > self.cap:
-                        raise ReplyTooLarge(self.cap)
+                        if not self.cut:
+                            raise ReplyTooLarge(self.cap)
+                        yield piece[: len(piece) - (seen - self.cap)]  # an error's first words are enough
+                        return
                     yield piece
 
         def decoded(self, chunk: bytes) -> Iterator[bytes]:
@@ -89,13 +93,19 @@ def capped_client(sdk: Any, limit: int, timeout: float) -> Any:
         if encoding not in ("identity", "", "gzip", "deflate", "x-gzip"):
             await response.aclose()
             raise CallFailed(f"the reply is compressed as {encoding[:20]!r}, which was not asked for", retryable=False)
+        compressed = encoding not in ("identity", "")
+        if compressed:  # decompressed here, within bounds: a gzip bomb never expands whole
+            del response.headers["content-encoding"]
+        if response.status_code >= 400:
+            # An error's status decides (a bad key stops the session, a 429 waits): its body is
+            # cut at ERROR_BODY bytes, never refused.
+            response.headers.pop("content-length", None)
+            response.stream = Capped(response.stream, compressed, min(limit, ERROR_BODY), cut=True)
+            return
         length = response.headers.get("content-length", "")
         if whole and length.isdigit() and int(length) > limit:
             await response.aclose()
             raise ReplyTooLarge(limit, int(length))
-        compressed = encoding not in ("identity", "")
-        if compressed:  # decompressed here, within bounds: a gzip bomb never expands whole
-            del response.headers["content-encoding"]
         response.stream = Capped(response.stream, compressed, limit if whole else None)
 
     return sdk.DefaultAsyncHttpxClient(timeout=timeout, event_hooks={"response": [cap]},

@@ -102,7 +102,8 @@ class FakeAPI:
     # to send instead (any JSON value, raw bytes, or a ``Streamed`` body). ``what``: "openai",
     # "completions", "anthropic" (real-time replies), "openai-batch", "anthropic-batch" (batch
     # objects, on create and retrieve), "openai-batch-line", "anthropic-batch-line" (one line
-    # of a batch's results; bytes replace the line's text).
+    # of a batch's results; bytes replace the line's text), "<api>-error" (the body of an
+    # injected fault: 429, 500, auth ...).
     mangle: Callable[[str, Any], Any] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -308,7 +309,8 @@ class FakeAPI:
         }[fault]
         body = ({"error": {"message": message, "type": kind, "code": kind}} if request.api == "openai"
                 else {"type": "error", "error": {"type": kind, "message": message}})
-        return self._send(handler, status, body, headers={k: v for k, v in headers.items() if v is not None})
+        return self._send(handler, status, self.mangled(f"{request.api}-error", body),
+                          headers={k: v for k, v in headers.items() if v is not None})
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, content_type: str = "application/json",

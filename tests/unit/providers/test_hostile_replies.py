@@ -399,3 +399,21 @@ def test_a_reply_in_an_encoding_not_asked_for_is_refused(fake, make):
     server = fake(mangle=lambda what, body: Streamed([b"xx"], headers=(("content-encoding", "br"),)))
     got = answers(make(server), [spec(samples=1)])
     assert "compressed as 'br', which was not asked for" in one_line(got[0].error)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_bad_key_with_a_huge_error_body_still_stops_the_session_at_once(fake, make, provider):
+    server = fake(fault_for=lambda request: "auth", mangle=lambda what, body: huge_reply(9_000_000)
+                  if what.endswith("-error") else body)
+    elicitor = make(server, provider=provider)
+    got = answers(elicitor, [spec(i, samples=1) for i in range(5)])
+    assert len(server.requests) == 1
+    assert "HTTP 401" in one_line(elicitor.stop_reason)
+    assert all(a.error for a in got)
+
+
+def test_a_429_with_a_huge_body_is_still_a_rate_limit(fake, make):
+    server = fake(faults=["429"], mangle=lambda what, body: huge_reply(9_000_000) if what.endswith("-error") else body)
+    elicitor = make(server)
+    got = answers(elicitor, [spec(samples=1)])
+    assert got[0].error is None and elicitor.stats.rate_limited == 1
