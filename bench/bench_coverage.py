@@ -708,10 +708,13 @@ def _edge_session(data: EdgeData, n: int, rng: np.random.Generator, resamples: i
     return out
 
 
-def _power_bound(pilots: Sequence[Confidence], side: str, truth: float) -> float:
+def _power_bound(pilots: Sequence[Confidence], side: str, truth: float, metric: str) -> float:
     """The bound b whose printed detectable crossing d(b) (median over the pilot runs) puts
     the truth exactly d beyond it: b + d(b) = truth for a max gate (fixed-point iteration; a
-    rate's d depends on b). NaN when no such bound lies in range."""
+    rate's d depends on b). NaN when no such bound lies in the metric's range (a crossing
+    near the edge, e.g. ECE near 0, cannot be placed by moving the bound: that needs another
+    population)."""
+    low, high = NATURAL_BOUNDS.get(metric, (0.0, 1.0))
     sign = -1.0 if side == "max" else 1.0
     bound = truth
     for _ in range(12):
@@ -719,6 +722,8 @@ def _power_bound(pilots: Sequence[Confidence], side: str, truth: float) -> float
         if not math.isfinite(d):
             return math.nan
         bound = truth + sign * d
+        if not low <= bound <= high:
+            return math.nan
     return bound
 
 
@@ -736,7 +741,7 @@ def section_edges(board: Board, args: argparse.Namespace, rng: np.random.Generat
             bounds: dict[str, float] = {}
             for r in range(args.reps):
                 if r == PILOT:
-                    bounds = {metric: _power_bound(pilots[metric], side, data.truths[metric])
+                    bounds = {metric: _power_bound(pilots[metric], side, data.truths[metric], metric)
                               for metric, side in EDGE_GATES}
                 cds = _edge_session(data, n, rng, args.resamples)
                 for metric, cd in cds.items():
