@@ -221,6 +221,9 @@ class StudentizedBootstrap(Confidence):
 
 
 NO_SPREAD = "every value equal: no spread to estimate an interval from"
+# A resample's sum of squares at or below this share of the sample's is float rounding of
+# values that are equal (relative differences ~1e-15 give shares ~1e-30), not spread.
+ROUNDING = 1e-24
 FLOORED = "Student, SD floored at the answers' resolution"
 
 
@@ -275,10 +278,13 @@ def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamp
         s2 = np.einsum("ij,ij->i", drawn, drawn)
         ss = np.maximum(s2 - s1 * s1 / n, 0.0)
         suspect = np.flatnonzero(ss <= tiny)
-        if suspect.size:  # exact: no spread when max == min; else a two-pass sum of squares
+        if suspect.size:  # no spread when max == min; else a two-pass sum of squares
             rows = drawn[suspect]
-            flat = rows.max(axis=1) == rows.min(axis=1)
-            ss[suspect] = np.where(flat, 0.0, ((rows - rows.mean(axis=1, keepdims=True)) ** 2).sum(axis=1))
+            exact = ((rows - rows.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+            # Values that differ only by float rounding (7.2 and 7.200000000000001, two
+            # means of the same answers summed in another order) are one value too.
+            flat = (rows.max(axis=1) == rows.min(axis=1)) | (exact <= ROUNDING * float(centred @ centred))
+            ss[suspect] = np.where(flat, 0.0, exact)
         means[done:done + b] = s1 / n
         ses[done:done + b] = np.sqrt(ss / (n - 1) / n)
         done += b

@@ -162,13 +162,15 @@ def weighted_mean_se(values: np.ndarray, w: np.ndarray | None,
         ss = np.maximum(sums[:, 1] - total * mean * mean, 0.0)
         # A row whose one-pass sum of squares is at rounding level may weigh one value only:
         # decide exactly (no spread when every weighted value is equal), else two-pass.
-        suspect = np.flatnonzero(ss <= 1e-9 * float(centred @ centred))
+        scale = float(centred @ centred)
+        suspect = np.flatnonzero(ss <= 1e-9 * scale)
         for row in suspect:
             used = centred[weights[row] > 0]
             if used.size == 0 or used.max() == used.min():
                 ss[row] = 0.0
             else:
                 w_used = weights[row][weights[row] > 0]
-                ss[row] = float(w_used @ (used - mean[row]) ** 2)
+                exact = float(w_used @ (used - mean[row]) ** 2)
+                ss[row] = 0.0 if exact <= 1e-24 * scale else exact  # float rounding of equal values
         variance = ss / (total - 1)
         return mean + shift, np.sqrt(variance / total)

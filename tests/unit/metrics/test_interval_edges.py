@@ -29,6 +29,16 @@ def test_d1_three_pairs_get_the_t_interval_not_the_whole_range() -> None:
     assert np.all(np.abs(cd.t_draws) < 10)  # no degenerate resample left in
 
 
+def test_d1_values_equal_up_to_float_rounding_are_one_value() -> None:
+    """Three-item domains of the audit: two per-item Skews that are the same number summed in
+    another order (7.2 and 7.200000000000001) made resamples of "spread" 1e-15 with t* ~ 1e15."""
+    x = np.array([7.2, 7.2 + 1e-15, 7.9])
+    interval = studentized_bootstrap(x, np.random.default_rng(0), 10_000, SKEW_RANGE).interval()
+    same = studentized_bootstrap(np.array([7.2, 7.2, 7.9]), np.random.default_rng(0), 10_000, SKEW_RANGE).interval()
+    assert interval.high - interval.low == pytest.approx(same.high - same.low, rel=1e-9)
+    assert interval.high - interval.low < 3
+
+
 def test_d1_one_discordant_item_of_fifteen_is_not_the_whole_range() -> None:
     """Before: an accuracy change with one discordant item of 15 got [-0.076, 1.000]."""
     d = np.zeros(15)
