@@ -67,7 +67,7 @@ def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, 
         model = str(data["run"].get("model") or path.stem)
         pairs = [r for r in report_records(data, path) if r.kind == "inverted_pair" and r.condition == condition]
         plus, minus = pair_answers(pairs, keep_fifty)
-        for record, skew in zip(pairs, pair_skews(plus, minus)):
+        for record, skew in zip(pairs, pair_skews(plus, minus), strict=True):
             if np.isfinite(skew):
                 rows.append({"model": model, "scenario": f"{record.suite}::{record.item}",
                              "domain": record.domain or "(none)", "skew": float(skew)})
@@ -324,9 +324,30 @@ def _seconds(text: str) -> float:
     return value
 
 
+def load_plugins(modules: Sequence[str]) -> None:
+    """The kinds installed packages declare, then each ``--plugin`` module (a module of the
+    current directory is found as ``python -m`` would find it), as pytest's conftest would."""
+    import importlib
+
+    from .kinds import load_entry_points
+
+    load_entry_points()
+    if modules and "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 (the plugin's own error, whatever it is, as one sentence)
+            raise CliError(f"--plugin {module}: cannot be imported ({type(exc).__name__}: {one_line(exc, 200)})") \
+                from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (from here or the path), e.g. one that registers an item kind "
+                             "with pytest_optbench.api.register_kind; installed plugins load by themselves")
     sub = parser.add_subparsers(dest="command", required=True)
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
@@ -386,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collect.set_defaults(func=cmd_collect)
     args = parser.parse_args(argv)
     try:
+        load_plugins(args.plugin)
         return int(args.func(args))
     except (ReportError, CliError) as exc:
         print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)

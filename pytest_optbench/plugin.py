@@ -54,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     try:  # fail fast on a bad --model, store, thresholds or baseline, before anything is called
+        _load_kind_plugins()
         controller = None
         if is_controller(config):
             controller = _controller(config, options, run_id)
@@ -75,6 +76,16 @@ def pytest_configure(config: pytest.Config) -> None:
         else:
             check_model_spec(options)
     except _usage_errors() as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _load_kind_plugins() -> None:
+    """Item kinds of installed packages (entry points); a conftest registers its own on import."""
+    from .kinds import load_entry_points
+
+    try:
+        load_entry_points()
+    except ValueError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
