@@ -71,7 +71,7 @@ from pytest_optbench.scoring.aggregate import (
 from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.suite.load import Suite, parse_suite
 
-SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges")
+SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -773,6 +773,35 @@ def section_edges(board: Board, args: argparse.Namespace, rng: np.random.Generat
                              any(gate_tests.failures(ps, "holm")))
                 board.reject(f"family-wise error, {len(EDGE_GATES)} gates on their bounds: none", label, "new", n,
                              any(gate_tests.failures(ps, "none")))
+
+
+def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Change gates (issue 27, D8): a run of ``sim:overconfident`` against a baseline of
+    ``sim:calibrated`` on the same items (the pools share items and outcomes), per-item
+    changes of Brier and overconfidence as ``compare()`` takes them; the gate on the bound
+    placed the printed crossing short of the true change (``max_increase``) or beyond it
+    (``max_decrease`` of the reversed comparison) fails how often?"""
+    now = simulate("overconfident", _suite("binary", args.binary_pool), seed=args.seed)["base"]
+    before = simulate("calibrated", _suite("binary", args.binary_pool), seed=args.seed)["base"]
+    p1, y, _ = binary_data(now)
+    p0, y0, _ = binary_data(before)
+    assert np.array_equal(y, y0) and p1.size == p0.size
+    for metric in ("brier", "overconfidence"):
+        diff = BINARY_DECOMPOSABLE[metric](p1, y) - BINARY_DECOMPOSABLE[metric](p0, y)
+        truth = float(diff.mean())
+        for side, sign in (("max", 1.0), ("min", -1.0)):
+            values = sign * diff  # "min": the reversed comparison, a decrease of the same size
+            label = f"sim:overconfident vs sim:calibrated, change {sign * truth:+.3f}"
+            for n in args.sizes:
+                pilots = [studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples,
+                                                (-1.0, 1.0)) for _ in range(PILOT)]
+                d = float(np.nanmedian([detectable_crossing(cd, ALPHA / 2, side=side) for cd in pilots]))
+                bound = sign * truth - d if side == "max" else sign * truth + d
+                for _ in range(args.reps):
+                    cd = studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples, (-1.0, 1.0))
+                    q = gate_tests.p_crossing(cd, side, bound)
+                    board.reject(f"power at the printed crossing (target 0.75-0.85): change of {metric}, {side} gate",
+                                 label, "new", n, math.isfinite(q) and q < ALPHA / 2)
 
 
 # --------------------------------------------------------------------------- output
