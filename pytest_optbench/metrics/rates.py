@@ -52,6 +52,12 @@ class ClusteredRate:
         return self.clusters == self.checks
 
     def effective_trials(self, confidence: float) -> float:
+        if not self.independent and self.hits in (0.0, self.checks):
+            # No event (or no non-event) at all: the clustering cannot show, so the design
+            # effect is taken at its largest, every item one check (issue 27: at 0 events of
+            # 10 checks on each of 30 items, Clopper-Pearson on 300 checks covered a clustered
+            # 2% rate 0.83 of the time).
+            return float(self.clusters)
         n = self.checks / self.deff
         if not self.independent and self.clusters >= 2 and self.checks >= 2:
             a = min(_tail(confidence), 0.49)  # both quantiles tend to 0 at a = 0.5

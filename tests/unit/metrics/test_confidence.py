@@ -263,8 +263,14 @@ def test_clustered_rate_contract_and_bounds(cells: list[tuple[int, int]], level:
 
 
 def test_zero_events_still_give_an_interval() -> None:
-    interval = rate_confidence([0] * 30, [5] * 30).interval()
-    assert interval.low == 0.0 and 0.0 < interval.high < 0.1
+    """0 events among clustered checks cannot show their clustering: every item counts as
+    one check (issue 27: Clopper-Pearson on all 300 checks, upper end 0.012, covered a
+    clustered 2% rate 0.83 of the time at 30 items)."""
+    interval = rate_confidence([0] * 30, [10] * 30).interval()
+    assert interval.low == 0.0 and interval.high == pytest.approx(1 - 0.025 ** (1 / 30))
+    assert rate_confidence([5] * 30, [5] * 30).interval().low == pytest.approx(0.025 ** (1 / 30))
+    # One check per item: plain Clopper-Pearson, as before.
+    assert rate_confidence([0] * 300, [1] * 300).interval().high == pytest.approx(1 - 0.025 ** (1 / 300))
 
 
 @given(st.integers(0, 300), st.integers(1, 300), LEVELS)
