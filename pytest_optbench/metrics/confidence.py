@@ -241,7 +241,8 @@ def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamp
     rounding hides) gets Student's interval with the SD at the floor: its own spread, and
     any bootstrap of it, says nothing. Without a floor, a sample with no spread gets the
     exact bound of ``NoSpreadConfidence`` when the quantity has a finite range, else no
-    interval (``NoConfidence`` with the reason).
+    interval (``NoConfidence`` with the reason). Resamples whose SD lies below the floor are
+    left out, as resamples of one value are.
 
     Resamples are drawn in batches of about ``batch_cells`` values into one reused buffer,
     small enough to stay in cache while it is summed (batches of 4 million values went to
@@ -288,6 +289,11 @@ def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamp
         means[done:done + b] = s1 / n
         ses[done:done + b] = np.sqrt(ss / (n - 1) / n)
         done += b
+    if sd_floor > 0:
+        # A resample whose spread lies below the answers' resolution has none that the
+        # measurement can show (two items at Skew 11.2 and 11.15 of three): left out like a
+        # resample of one value, not kept with t* ~ 100.
+        ses[ses < sd_floor / math.sqrt(n)] = 0.0
     return studentized_from_draws(mean, sd / math.sqrt(n), n, means + mean, ses, bounds)
 
 
