@@ -28,7 +28,7 @@ LAYERS = [
     ("providers",),
     ("elicit", "scoring"),
     ("report",),
-    ("session", "cli"),
+    ("session", "cli", "scaffold"),
     ("plugin", "api"),
 ]
 MAX_LOOSE_MODULES = 6  # modules directly in the package, beside __init__.py
