@@ -53,6 +53,8 @@ class Quantity:
     standalone: bool = False     # the number is its line's or reply's whole content
     new_subject: bool = False    # "A salesman has a 40% chance ...": an indefinite, new subject
     expected: float | None = None  # a result: what its single operation gives
+    rule: str | None = None      # the name of the rule that decided its role or presentation (rules.py)
+    odds: bool = False           # odds with a side ("3 to 1 against")
 
 
 _INDEXES: dict[frozenset[tuple[str, ...]],

@@ -33,7 +33,14 @@ from . import lexer as L
 from . import quantities as Q
 from . import words as W
 from .lexer import NL, NUM, PUNCT, WORD, Tok
-from .quantities import PER_MILLE, Numbers, Quantity, phrase_at, phrase_before
+from .quantities import PER_MILLE, Quantity, phrase_at
+from .roles import (
+    NUMBER_WORD_ROLE,
+    Context,
+    cjk_has,
+    is_number_text,
+    is_phrase_word,
+)
 
 # Reasons (stable phrases; callers may count them).
 NO_NUMBER = "no number"
@@ -45,20 +52,7 @@ YES_NO = "yes/no without a probability"
 REFUSAL = "refusal"
 OUT_OF_RANGE = "answer outside 0-100"
 
-_SENTENCE_END = frozenset(".!?;")
-_CLAUSE_PUNCT = frozenset(",:()[]—–→|/\"")
-_PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
-_NUMBER_WORD_ROLE = "number in words"
-
-
-_CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | W.CJK_FILLER_WORDS, key=len, reverse=True))
 _HEAD_LINKS = W.COPULAS | W.HEAD_LINK_WORDS
-_BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
-_PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
-_RANGE_WORDS = frozenset(w for p in W.RANGE_OPENERS | W.RANGE_AND | W.RANGE_JOINERS for w in p if w.isalpha())
-_REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
-# an event ("a pool of 5%").
-_ANY_HEAD = W.PROBABILITY_HEADS | W.ANSWER_HEADS | W.PROSE_ANSWER_HEADS
 
 
 @dataclass(frozen=True)
@@ -69,421 +63,18 @@ class Reading:
     reason: str | None
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _is_number_text(text: str) -> bool:
-    return text.lstrip("-").replace(".", "", 1).isdigit()
-
-
-def _cjk_has(text: str, items: tuple[str, ...]) -> bool:
-    return not text.isascii() and any(s in text for s in items)
-
-
-def _is_phrase_word(tok: Tok) -> bool:
-    """A token allowed around the number in a phrase that is nothing but the answer."""
-    if tok.kind == PUNCT:
-        return tok.text in _PHRASE_PUNCT or tok.text in "-–—"
-    if tok.kind == NL:
-        return True
-    if tok.kind != WORD:
-        return False
-    t = tok.text
-    if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
-            or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
-            or t in W.CONCLUSION
-            or t in _RANGE_WORDS
-            or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
-        return True
-    if not t.isascii():
-        return _cjk_filler(t)
-    return False
-
-
-def _cjk_filler(t: str) -> bool:
-    """A run of an unspaced script made of up to four hedges, copulas or lead-ins ("我估计大约是")."""
-    rest = t
-    for _ in range(4):
-        if not rest:
-            return True
-        for f in _CJK_FILLERS:
-            if rest.startswith(f):
-                rest = rest[len(f):]
-                break
-        else:
-            for f in W.CJK_BOUNDS + W.CJK_PERCENT_PREFIXES + W.CJK_PROBABILITY_HEADS:
-                if rest.startswith(f):
-                    rest = rest[len(f):]
-                    break
-            else:
-                return False
-    return not rest
-
-
 # --------------------------------------------------------------------------- the reader
 
 
-class Reader(Numbers):
+class Reader(Context):
     """One reply. ``read()`` returns its answer or the reason there is none."""
 
     def __init__(self, toks: list[Tok], question: E.Question | None, truncated: bool | None) -> None:
-        super().__init__(toks)
+        super().__init__(toks, question, truncated)
         self.question = question
-        self.truncated = truncated
-        self.sent = [0] * self.n
-        self.clause = [0] * self.n
-        self.sent_start: list[int] = []
-        self.clause_start: list[int] = []
-        self.clause_end: list[int] = []
-        self.sent_end: list[int] = []
-        self.clause_other: list[int] = []   # tokens of the clause that are not phrase words
-        self.clause_words: list[int] = []
-        self.sent_words: list[int] = []
-        self.sent_qs: list[int] = []
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
-        self.first_content = 0
-        self.pct_before: list[int] = []
-        self.head_before: list[int] = []
-        self.anyhead_before: list[int] = []
-        self.sent_interrogative: list[bool] = []
-        self.sent_hypothetical_from: list[int] = []
         self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
-
-    # ------------------------------------------------------------------ sentences and clauses
-
-    def structure(self) -> None:
-        """Sentence and clause ids, and per-clause and per-sentence counts (computed once)."""
-        toks, n = self.toks, self.n
-        sent = clause = 0
-        self.sent_start.append(0)
-        self.clause_start.append(0)
-        for i in range(n):
-            t = toks[i]
-            inside = self.owner[i] >= 0
-            boundary_sent = False
-            boundary_clause = False
-            if t.kind == NL:
-                boundary_sent = True
-            elif t.kind == PUNCT and not inside:
-                if t.text in _SENTENCE_END and not self._abbreviation(i):
-                    boundary_sent = True
-                elif t.text in _CLAUSE_PUNCT or (t.text in "-–" and t.space and i + 1 < n and toks[i + 1].space):
-                    boundary_clause = True
-            self.sent[i] = sent
-            self.clause[i] = clause
-            if boundary_sent:
-                self.sent_end.append(i)
-                self.clause_end.append(i)
-                sent += 1
-                clause += 1
-                self.sent_start.append(i + 1)
-                self.clause_start.append(i + 1)
-            elif boundary_clause:
-                self.clause_end.append(i)
-                clause += 1
-                self.clause_start.append(i + 1)
-        self.sent_end.append(n)
-        self.clause_end.append(n)
-        self.first_content = next((i for i in range(n) if toks[i].kind != NL), n)
-        # Prefix counts: percentages and probability heads before each token (O(1) range checks).
-        self.pct_before = [0] * (n + 1)
-        self.head_before = [0] * (n + 1)
-        self.anyhead_before = [0] * (n + 1)
-        for i in range(n):
-            t = toks[i]
-            owner = self.owner[i]
-            self.pct_before[i + 1] = self.pct_before[i] + (owner >= 0 and self.qs[owner].pct)
-            self.head_before[i + 1] = self.head_before[i] + (t.kind == WORD and t.text in W.PROBABILITY_HEADS)
-            self.anyhead_before[i + 1] = self.anyhead_before[i] + (t.kind == WORD and t.text in _ANY_HEAD)
-        nsent, nclause = sent + 1, clause + 1
-        self.clause_other = [0] * nclause
-        self.clause_words = [0] * nclause
-        self.sent_words = [0] * nsent
-        self.sent_qs = [0] * nsent
-        for i in range(n):
-            t = toks[i]
-            if self.owner[i] >= 0:
-                continue
-            if t.kind == WORD:
-                self.clause_words[self.clause[i]] += 1
-                self.sent_words[self.sent[i]] += 1
-            if not _is_phrase_word(t):
-                self.clause_other[self.clause[i]] += 1
-        for q in self.qs:
-            if not q.words or q.pct:
-                self.sent_qs[self.sent[q.first]] += 1
-        # Interrogative and hypothetical sentences.
-        self.sent_interrogative = [False] * nsent
-        self.sent_hypothetical_from = [-1] * nsent
-        for s in range(nsent):
-            a, b = self.sent_start[s], self.sent_end[s]
-            if a < n and b < n and toks[b].kind == PUNCT and toks[b].text == "?" and any(
-                    self.owner[m] < 0 and not _is_phrase_word(toks[m]) for m in range(a, b)):
-                self.sent_interrogative[s] = True  # "Is 40 prime?" (not "Maybe 40%?")
-            closed = b < n and toks[b].kind == PUNCT and toks[b].text in ".!"
-            first = next((k for k in range(a, min(b, a + 3)) if toks[k].kind in (WORD, NUM)), None)
-            if not closed and first is not None and toks[first].kind == WORD and toks[first].text in W.INTERROGATIVES:
-                nxt = toks[first + 1] if first + 1 < n else None
-                # "Is 2/3 less than 1/3" (cut before its "?"), "What is the probability ..."
-                if not (toks[first].text in ("was", "is", "will", "would", "can", "could", "should")
-                        and nxt is not None and nxt.kind == PUNCT):
-                    self.sent_interrogative[s] = True
-        for i in range(n):
-            t = toks[i]
-            s = self.sent[i]
-            if self.sent_hypothetical_from[s] >= 0:
-                continue
-            if t.kind == WORD and (t.text in W.HYPOTHETICAL or _cjk_has(t.text, W.CJK_HYPOTHETICAL)):
-                if phrase_at(toks, i, W.HYPOTHETICAL_EXCEPTIONS):
-                    continue
-                if t.text == "were" and not any(toks[m].text == "if" for m in range(max(0, i - 8), i)):
-                    continue
-                self.sent_hypothetical_from[s] = i
-        # "70% (if funding closes), otherwise 30%": every number of a conditional is hypothetical.
-        for i in range(n):
-            t = toks[i]
-            s = self.sent[i]
-            if 0 <= self.sent_hypothetical_from[s] and t.kind == WORD and t.text in W.OTHERWISE:
-                self.sent_hypothetical_from[s] = self.sent_start[s]
-
-    def _abbreviation(self, i: int) -> bool:
-        """A full stop after "e.g", "i.e", "approx", a single letter: not a sentence end."""
-        toks = self.toks
-        if i == 0 or toks[i].text != ".":
-            return False
-        prev = toks[i - 1]
-        if prev.kind == WORD and prev.text in L.ABBREVIATIONS and not toks[i].space:
-            nxt = toks[i + 1] if i + 1 < self.n else None
-            return nxt is not None and nxt.kind != NL
-        return prev.kind == PUNCT and prev.text == "."  # "..." ends once
-
-    # ------------------------------------------------------------------ pass 2: roles
-
-    def roles(self) -> None:
-        self.link()
-        self._number_lists()
-        for q in self.qs:
-            if q.role is None:
-                q.role = self._role(q)
-
-    def _number_lists(self) -> None:
-        """"19, 17, 17, 17": three or more numbers with nothing but commas between them are a
-        list (of numbers from the question, of values considered), never an answer."""
-        qs = self.qs
-        run: list[Quantity] = []
-        for k, q in enumerate(qs):
-            if run and [t.text for t in self.gap(run[-1], q)] == [","]:
-                run.append(q)
-                continue
-            self._mark_list(run)
-            run = [q]
-        self._mark_list(run)
-
-    @staticmethod
-    def _mark_list(run: list[Quantity]) -> None:
-        if len(run) >= 3:
-            for q in run:
-                q.role = q.role or "an item of a list of numbers (19, 17, 17)"
-
-    def _prev(self, i: int) -> int:
-        """Index of the token before ``i``, skipping hedges and bound phrases ("about", "no more than")."""
-        toks = self.toks
-        k = i - 1
-        while k >= 0:
-            t = toks[k]
-            m = phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
-            if m:
-                k -= m
-                continue
-            if t.kind == WORD and t.text in W.HEDGES:
-                k -= 1
-                continue
-            if t.kind == PUNCT and t.text in "~≈<>≤≥":
-                k -= 1
-                continue
-            break
-        return k
-
-    def _role(self, q: Quantity) -> str | None:
-        """Why ``q`` is not an answer, from the tokens around it; None when it may be one."""
-        toks, n = self.toks, self.n
-        first, last = q.first, q.last
-        t = toks[first]
-        s = self.sent[first]
-        prev = toks[first - 1] if first > 0 else None
-        nxt = toks[last + 1] if last + 1 < n else None
-        nxt2 = toks[last + 2] if last + 2 < n else None
-        # Money.
-        if prev is not None and prev.kind == PUNCT and prev.text in "$€£¥₹₩₽" and not t.space:
-            return "money"
-        if prev is not None and prev.kind == WORD and prev.text in ("usd", "eur", "gbp", "rs", "inr"):
-            return "money"
-        if nxt is not None and nxt.kind == WORD and nxt.text in W.CURRENCY and not q.pct:
-            return "money"
-        # Ordinals, measurements glued to the number: "4th", "50-year-old", "25°C".
-        if nxt is not None and not nxt.space:
-            if nxt.kind == WORD and nxt.text in ("st", "nd", "rd", "th", "e", "er", "ème", "eme", "º", "s", "x", "k", "m", "km", "kg", "g", "cm", "mm", "h", "min"):
-                return "an ordinal or a measurement"
-            if nxt.kind == PUNCT and nxt.text in "°º" :
-                return "a measurement"
-            if nxt.kind == PUNCT and nxt.text == "-" and nxt2 is not None and nxt2.kind == WORD and not q.pct:
-                return "a measurement (a compound such as 50-year-old)"
-            if nxt.kind == PUNCT and nxt.text == ":" and nxt2 is not None and nxt2.kind == NUM and not nxt2.space:
-                return "a ratio or a time of day"
-        if prev is not None and not t.space and prev.kind == PUNCT and prev.text == ":" and first >= 2 and toks[first - 2].kind == NUM:
-            return "a ratio or a time of day"
-        # An operand of a formula with variables or brackets: "1 - (1 - p)", "100 * p".
-        if (nxt is not None and nxt.kind == PUNCT and nxt.text in "-+×*/÷" and nxt2 is not None
-                and ((nxt2.kind == PUNCT and nxt2.text == "(") or (nxt2.kind == WORD and len(nxt2.text) == 1))):
-            return "formula operand"
-        if (prev is not None and prev.kind == PUNCT and prev.text in "-+×*/÷" and first >= 2
-                and ((toks[first - 2].kind == PUNCT and toks[first - 2].text in "()")
-                     or (toks[first - 2].kind == WORD and len(toks[first - 2].text) == 1))):
-            return "formula operand"
-        # "subtracting ... from 1": the number subtracted from.
-        if (prev is not None and prev.kind == WORD and prev.text == "from" and any(
-                toks[m].kind == WORD and toks[m].text.startswith(("subtract", "deduct"))
-                for m in range(max(self.sent_start[s], first - 30), first))):
-            return "formula operand"
-        # A bracketed operand: "(10% of 100) * (...)", "1 - (1 - 20)".
-        if (nxt is not None and nxt.kind == PUNCT and nxt.text == ")" and nxt2 is not None
-                and nxt2.kind == PUNCT and nxt2.text in "-+×*/÷"):
-            return "formula operand"
-        if (prev is not None and prev.kind == PUNCT and prev.text == "(" and first >= 2
-                and toks[first - 2].kind == PUNCT and toks[first - 2].text in "-+×*/÷"):
-            return "formula operand"
-        # "10% of 100": the whole a share is taken of.
-        if (prev is not None and prev.kind == WORD and prev.text == "of" and first >= 2
-                and self.owner[first - 2] >= 0 and self.qs[self.owner[first - 2]].pct):
-            return "the whole of a share (X% of N)"
-        # Years and other large plain numbers.
-        if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() and toks[first].decimals == 0:
-            return "a year"
-        # Numbering: "1.", "(1)", "Option 2", "Step 3".
-        role = self._numbering(q)
-        if role:
-            return role
-        # Inside a question, a hypothetical, or negated.
-        if self.sent_interrogative[s]:
-            return "inside a question (an echo or an invented question)"
-        hyp = self.sent_hypothetical_from[s]
-        if hyp >= 0 and (hyp < first or self.clause[hyp] == self.clause[first]):
-            return "hypothetical"
-        p = self._prev(first)
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NOT_BEFORE and (
-                toks[p].text != "no" or (p >= 1 and toks[p - 1].text in ("is", "are", "was"))):
-            return "negated (is not X)"
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.CHANGE_BEFORE and not (toks[p].text == "de" and q.pct):
-            return "a change (by X)"
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NUMBERING_BEFORE:
-            return "numbering or a label of something else"
-        # After the number.
-        if q.pct:
-            return self._after_percent(q)
-        if nxt is not None and nxt.kind == WORD:
-            return self._after_plain(q, nxt, nxt2)
-        if q.words:
-            return _NUMBER_WORD_ROLE
-        return None
-
-    def _asks_probability(self, s: int) -> bool:
-        """Sentence ``s`` mentions a probability (it is a probability question)."""
-        return self.head_before[self.sent_end[s]] > self.head_before[self.sent_start[s]] or any(
-            _cjk_has(self.toks[m].text, W.CJK_PROBABILITY_HEADS)
-            for m in range(self.sent_start[s], min(self.sent_end[s], self.sent_start[s] + 40)))
-
-    def _after_percent(self, q: Quantity) -> str | None:
-        toks, n = self.toks, self.n
-        last = q.last
-        nxt = toks[last + 1] if last + 1 < n else None
-        if nxt is None:
-            return None
-        after = toks[last + 2] if last + 2 < n else None
-        if self.toks[last].kind == WORD and not self.toks[last].text.isascii():
-            # CJK percent word with its particle: "40%の", "40퍼센트의"
-            rest = self.toks[last].text
-            for pfx in W.CJK_PERCENT_PREFIXES:
-                if rest.startswith(pfx):
-                    rest = rest[len(pfx):]
-                    break
-            if rest.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(rest, W.CJK_PROBABILITY_HEADS):
-                return "a share of something (X% of)"
-        if nxt.kind == WORD:
-            word = nxt.text
-            if word in W.PROPORTION_AFTER:
-                if word in ("of", "de", "des", "del") and after is not None and after.kind == WORD and (
-                        after.text in W.PROBABILITY_HEADS or after.text in ("chances", "probabilidad", "posibilidades")):
-                    return None
-                if word in ("a", "an") and (after is None or after.kind != WORD or after.text not in ("year", "month", "week", "day")):
-                    return None
-                return "a share or a change (X% of, X% more)"
-            if not word.isascii() and word.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(word, W.CJK_PROBABILITY_HEADS):
-                return "a share of something (X% of)"
-            if q.words and q.form == "point" and not self.toks[q.first].pct and not self.toks[q.first].ratio:
-                return None
-        return None
-
-    def _after_plain(self, q: Quantity, nxt: Tok, nxt2: Tok | None) -> str | None:
-        word = nxt.text
-        if q.words:
-            return _NUMBER_WORD_ROLE
-        if word == "of" and q.form == "point":
-            return "a count (N of ...)"
-        if word in W.FOLLOWERS_OK or any(p[0] == word for p in W.BOUNDS_AFTER):
-            return None
-        if not word.isascii() and not any(c.isalpha() and ord(c) < 0x3000 for c in word[:1]):
-            # Unspaced scripts: "65です" is an answer, "3个月" and "10名" are counts.
-            if word.startswith(W.CJK_FOLLOWERS_OK + W.CJK_BOUNDS) or _cjk_filler(word):
-                return None
-            return "a count or a measurement"
-        if word in W.PROBABILITY_HEADS or word in ("likely", "percentile"):
-            return None if word != "percentile" else "a percentile"
-        return "a count or a measurement"
-
-    def _numbering(self, q: Quantity) -> str | None:
-        toks, n = self.toks, self.n
-        first, last = q.first, q.last
-        t = toks[first]
-        if q.pct or q.form != "point" or t.decimals or not 0 <= t.value <= 100:
-            return None
-        prev = toks[first - 1] if first > 0 else None
-        nxt = toks[last + 1] if last + 1 < n else None
-        after = toks[last + 2] if last + 2 < n else None
-        if t.value > 50 and not (prev is not None and prev.text == "(" and nxt is not None and nxt.text == ")"):
-            return None  # list items are small numbers; "(53)" is an option number too
-        if prev is not None and prev.kind == PUNCT and prev.text == "(" and nxt is not None and nxt.kind == PUNCT and nxt.text == ")":
-            return "numbering ((1))"  # "(80%)" has its percent sign, and "(1)" is not a restatement
-        if prev is not None and prev.kind == PUNCT and prev.text == "#":
-            return "numbering (#1)"
-        if nxt is None or nxt.kind != PUNCT or nxt.text not in ".)":
-            return None
-        line_first = prev is None or prev.kind == NL
-        sentence_first = line_first or (prev is not None and prev.kind == PUNCT and prev.text in ".!?;")
-        if not sentence_first:
-            return None
-        text_follows = after is not None and after.kind in (WORD, NUM) and after.space
-        if text_follows and (first > 0 or t.value == 1 or self._list_continues(last + 1, t.value)):
-            # "1. What is ...", "order. 2. The ...": a list item. At the very start of a reply only
-            # "1." or a number whose successor starts a later line; "65. Most papers ..." is an answer.
-            return "list numbering (1.)"
-        if line_first and first > 0 and (after is None or after.kind == NL):
-            # A line that is only "1." after a line ending with a colon, or in a list.
-            k = first - 1
-            while k >= 0 and toks[k].kind == NL:
-                k -= 1
-            if k >= 0 and toks[k].kind == PUNCT and toks[k].text == ":":
-                return "list numbering (1.)"
-        return None
-
-    def _list_continues(self, i: int, value: float) -> bool:
-        """A later line starts with "<value + 1>."."""
-        toks = self.toks
-        for m in range(i, self.n - 2):
-            if toks[m].kind == NL and toks[m + 1].kind == NUM and toks[m + 1].value == value + 1 \
-                    and toks[m + 2].text in ".)":
-                return True
-        return False
 
     # ------------------------------------------------------------------ pass 3: presentation
 
@@ -523,7 +114,7 @@ class Reader(Numbers):
             if k and self.qs[k - 1].role == "formula operand" and self.qs[k - 1].last + 4 >= q.first:
                 continue  # not the first operand
             probe = replace(q, role=None, how=None, event=None)
-            if not self._head(probe, self._prev(q.first) + 1) or probe.event is None:
+            if not self._head(probe, self.prev_index(q.first) + 1) or probe.event is None:
                 continue
             if not E.matches(probe.event, self.question):
                 continue
@@ -588,21 +179,21 @@ class Reader(Numbers):
                                                                   and not a.fraction and not b.fraction))
             if not joined or abs(a.value - b.value) <= 0.01:
                 continue
-            if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
+            if a.role in (None, NUMBER_WORD_ROLE) and b.role in (None, NUMBER_WORD_ROLE):
                 if a.how is not None or b.how is not None:
                     src = a if a.strength >= b.strength else b
                     for q in (a, b):
                         q.role, q.how, q.strength = None, src.how, src.strength
-            elif a.role is None and a.how is not None and b.role is not None and b.role != _NUMBER_WORD_ROLE:
+            elif a.role is None and a.how is not None and b.role is not None and b.role != NUMBER_WORD_ROLE:
                 a.role = "an alternative to a number in another role"
-            elif b.role is None and b.how is not None and a.role is not None and a.role != _NUMBER_WORD_ROLE:
+            elif b.role is None and b.how is not None and a.role is not None and a.role != NUMBER_WORD_ROLE:
                 b.role = "an alternative to a number in another role"
 
     def _present(self, q: Quantity) -> None:
         """How ``q`` is presented as the answer (``how``, ``strength``, the event it names), if it is."""
         toks = self.toks
         anchor = q.anchor if q.result else q.first
-        a = self._prev(anchor) + 1  # first token of the hedges/bounds before the number
+        a = self.prev_index(anchor) + 1  # first token of the hedges/bounds before the number
         if q.form == "point" and a < anchor and any(
                 phrase_at(toks, m, W.BOUNDS_BEFORE) for m in range(a, anchor)):
             q.form = "bound"
@@ -612,7 +203,7 @@ class Reader(Numbers):
             q.form = "bound"
         if self._label(q, a):
             return
-        if q.result and a < q.first and self._label(q, self._prev(q.first) + 1):
+        if q.result and a < q.first and self._label(q, self.prev_index(q.first) + 1):
             return  # "the probability that E is (1/216) * 1 = 1/216": the "=" presents it
         if self._head(q, a):
             return
@@ -664,7 +255,7 @@ class Reader(Numbers):
                 arithmetic += 1
             if t.kind == NL:
                 break
-            if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self._abbreviation(start - 1):
+            if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self.abbreviation(start - 1):
                 break
             if t.kind == PUNCT and t.text == ")":
                 parens += 1
@@ -680,12 +271,12 @@ class Reader(Numbers):
             return True
         heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
                  or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
-        cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
+        cjk_head = any(cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
         revision = any((w,) in W.REVISION for w in words)
         leadin = revision or (words[:1] and words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
             any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
         if heads or cjk_head or leadin:
-            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
+            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
                         for w in words)
             q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
             first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
@@ -727,7 +318,7 @@ class Reader(Numbers):
                     depth -= 1
                 elif depth > 0 and t.kind in (WORD, NUM):
                     inner.append(t.text)
-            if any(not _is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
+            if any(not is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
                 return inner
         skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
             "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
@@ -798,8 +389,8 @@ class Reader(Numbers):
             texts.pop()
         is_prob = head.text in W.PROBABILITY_HEADS
         ascii_head = head.text.isascii()
-        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or _is_number_text(x) for x in texts) \
-                and any(_is_number_text(x) for x in texts):
+        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x) for x in texts) \
+                and any(is_number_text(x) for x in texts):
             texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
         while texts and texts[0] in (",", "—", ":"):
             texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
@@ -871,7 +462,7 @@ class Reader(Numbers):
         t = toks[j]
         opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
         is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS)
-        if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
+        if not (is_head or opener_only or (t.kind == WORD and cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
             return False
         # The event: after the head (and an opener), to the end of the clause.
         c = self.clause[q.first]
@@ -886,7 +477,7 @@ class Reader(Numbers):
             q.role = "the probability of an event that is cut off"
             return True
         # "A salesman ... has a 40% chance of": the subject is part of the event.
-        p = self._prev(q.first)
+        p = self.prev_index(q.first)
         subject: list[str] = []
         if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
             p -= 1
@@ -939,7 +530,7 @@ class Reader(Numbers):
         s = self.sent[q.first]
         # Bound phrases right before the number ("не более", "no more than") are part of it.
         anchor = q.anchor if q.result else q.first
-        bound_words = sum(1 for m in range(a, anchor) if not _is_phrase_word(self.toks[m]))
+        bound_words = sum(1 for m in range(a, anchor) if not is_phrase_word(self.toks[m]))
         if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
             q.how = "phrase"
             whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
@@ -1007,7 +598,7 @@ class Reader(Numbers):
         s = self.sent[q.first]
         named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
         if (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
-                and self._asks_probability(s + 1)):
+                and self.asks_probability(s + 1)):
             # "A salesman has a 40% chance of closing. What is the probability that ...?": the
             # number is a given of a problem the reply invents (unless it names the asked event).
             q.role = "the premise of a question the reply asks"
@@ -1123,14 +714,10 @@ class Reader(Numbers):
             return  # "is 100": no continuation gives another value on the scale
         # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
         # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
-        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply())):
+        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self.whole_reply())):
             return
         q.cut = True
         self.cut_unfinished = unfinished_joiner or zero_dot
-
-    def _whole_reply(self) -> bool:
-        """The reply is nothing but quantities and phrase words ("0.", "About 65%.")."""
-        return all(self.owner[m] >= 0 or _is_phrase_word(self.toks[m]) for m in range(self.n))
 
     def scale(self, q: Quantity) -> None:
         """A bare value in (0, 1) -- or exactly 1 in a sentence about the probability -- is on
@@ -1235,7 +822,7 @@ class Reader(Numbers):
             if toks[m].kind == WORD:
                 if phrase_at(toks, m, W.REVISION):
                     return True
-                if _cjk_has(toks[m].text, W.CJK_REVISION):
+                if cjk_has(toks[m].text, W.CJK_REVISION):
                     return True
         return False
 
@@ -1245,14 +832,14 @@ class Reader(Numbers):
             return TRUNCATED
         if ambiguous:
             return SCALE_01
-        if self._starts_with(W.REFUSAL) or any(_cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
+        if self._starts_with(W.REFUSAL) or any(cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
             return REFUSAL
         first = next((t for t in toks if t.kind in (WORD, NUM)), None)
         if first is not None and first.kind == WORD and (first.text in W.YES_NO or first.text.startswith(W.CJK_YES_NO)):
             return YES_NO
         if any(q.role == PER_MILLE for q in self.qs):
             return PER_MILLE
-        if not self.qs or all(q.words and q.role == _NUMBER_WORD_ROLE for q in self.qs):
+        if not self.qs or all(q.words and q.role == NUMBER_WORD_ROLE for q in self.qs):
             return NO_NUMBER
         free = {q.value for q in self.qs if q.role is None and q.pct}
         if len(free) >= 2 and self._starts_with(W.UNDECIDED):

@@ -497,3 +497,35 @@ OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "
 # "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
 OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
+
+# --------------------------------------------------------------------------- cues of the role rules (roles.py)
+
+# role.money: a currency sign glued before the number, a currency code before it.
+CURRENCY_SIGNS = "$€£¥₹₩₽"
+CURRENCY_BEFORE = frozenset({"usd", "eur", "gbp", "rs", "inr"})
+# role.ordinal-or-unit: a suffix glued to the number ("4th", "2e", "3ème", "10km", "5x").
+GLUED_SUFFIXES = frozenset({"st", "nd", "rd", "th", "e", "er", "ème", "eme", "º", "s", "x", "k", "m", "km", "kg",
+                            "g", "cm", "mm", "h", "min"})
+# role.operand: words for "times" between factors ("(100/100) x", "0.5 times").
+TIMES_WORDS = frozenset({"x", "times", "mal", "fois", "por", "умножить"})
+# role.subtracted-from: "subtracting ... from 1".
+SUBTRACT_STEMS = ("subtract", "deduct")
+# role.product-operand: verbs of multiplying, by language (a word starting with one of these).
+PRODUCT_STEMS_BY_LANGUAGE = {
+    "en": ("multiply", "multiplying", "multiplied", "multiplication"),
+    "fr": ("multipli",),                    # multiplier, multipliant, multiplié
+    "de": ("multiplizier", "multipliziert"),
+    "es": ("multiplic",),                   # multiplicar, multiplicando
+    "ru": ("умнож",),                       # умножить, умножая, умножив
+    "hi": ("गुणा",),
+    "ar": ("ضرب", "بضرب"),
+}
+PRODUCT_STEMS = tuple(s for stems in PRODUCT_STEMS_BY_LANGUAGE.values() for s in stems)
+CJK_PRODUCT = ("乘以", "相乘", "乘", "掛け", "かけ", "곱하", "곱해")  # zh, ja, ko
+# Words that announce a result: after one, a number is no longer a factor ("... gives 0.3").
+RESULT_WORDS = frozenset({"is", "are", "was", "equals", "gives", "give", "giving", "yields", "get", "gets",
+                          "getting", "obtain", "results", "which", "so", "therefore", "thus", "hence",
+                          "est", "donne", "ist", "ergibt", "es", "da", "resulta", "получаем", "равно", "равна",
+                          "है", "يساوي", "هو", "是", "得", "は", "는", "은"})
+# The interrogatives that, followed by punctuation, do not open a question ("Is," "was:").
+AUXILIARY_INTERROGATIVES = frozenset({"was", "is", "will", "would", "can", "could", "should"})
