@@ -209,6 +209,12 @@ def tokenize(text: str) -> list[Tok]:
             pos = m.end()
             space = True
             continue
+        elif _leading_dot(text, pos):
+            tok, pos = _read_leading_dot(text, pos)
+            tok.space = space
+            _attach_sign(toks, tok)
+            toks.append(tok)
+            list_mode = False
         else:
             ch = m.group(5)
             toks.append(Tok(PUNCT, ch, pos, pos + 1, space))
@@ -227,6 +233,29 @@ def _digits_at(text: str, i: int) -> int:
     while j < n and "0" <= text[j] <= "9":
         j += 1
     return j
+
+
+# Before a decimal written without its leading zero (".94", "(.5)", "p=.05"): what may come first.
+_BEFORE_LEADING_DOT = frozenset(" \t\n\r(:=~≈<>[\"'+-\u00a0\u2009\u202f")
+
+
+def _leading_dot(text: str, pos: int) -> bool:
+    """A "." at ``pos`` that starts a number: digits follow, and nothing or a space, a bracket,
+    a colon or a sign comes before (not "3.5", "v.2", "...5")."""
+    return (text[pos] == "." and pos + 1 < len(text) and "0" <= text[pos + 1] <= "9"
+            and (pos == 0 or text[pos - 1] in _BEFORE_LEADING_DOT))
+
+
+def _read_leading_dot(text: str, pos: int) -> tuple[Tok, int]:
+    """".94" is 0.94 (and ".94%" 0.94 %), read like "0.94"; ".5.3" is no quantity."""
+    end = _digits_at(text, pos + 1)
+    tok = _num_tok("0", text[pos + 1:end], pos, end)
+    if end + 1 < len(text) and text[end] in ".," and "0" <= text[end + 1] <= "9":
+        tok.odd = True
+        while end + 1 < len(text) and text[end] in ".," and "0" <= text[end + 1] <= "9":
+            end = _digits_at(text, end + 1)
+        tok.end = end
+    return tok, end
 
 
 def _to_float(int_part: str, frac: str) -> tuple[float, bool]:
@@ -376,6 +405,9 @@ _CJK_SHARES = ("五分五分", "一半一半", "五五开", "五五開", "반반
 
 def _split_cjk(tok: Tok) -> list[Tok]:
     s = tok.text
+    alone = _cjk_value(s)
+    if alone is not None:  # a run that is only a numeral ("零。", "六十五"): a number in words
+        return [Tok(NUM, s, tok.start, tok.end, tok.space, value=float(alone), words=True)]
     for even in _CJK_SHARES:
         at = s.find(even)
         if at >= 0:  # an even chance or a half inside a run: "五分五分です", "大约一半"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from . import events as E
 from . import words as W
 from .lexer import NL, NUM, PUNCT, WORD, Tok
+from .rules import rule
 
 PER_MILLE = "per-mille is not on the 0-100 scale"
 SCALE_ROLE = "the instruction's scale (from 0 to 100)"
@@ -74,6 +75,18 @@ def _index(phrases: frozenset[tuple[str, ...]]) -> tuple[dict[str, list[tuple[st
             by_last.setdefault(phrase[-1], []).append(phrase)
         found = _INDEXES[phrases] = (by_first, by_last)
     return found
+
+
+def _side(side: str, sides: tuple[str, ...]) -> int:
+    """Words of the first of ``sides`` that ``side`` starts with (0 if none)."""
+    for s in sides:
+        if side == s or side.startswith(s + " "):
+            return s.count(" ") + 1
+    return 0
+
+
+ODDS_WITHOUT_SIDE = rule("quantity.odds-without-side", "odds with no side (3 to 1 for or against?)",
+                         "\"the odds are 3 to 1\": odds that say neither for nor against give no chance.")
 
 
 def phrase_at(toks: list[Tok], i: int, phrases: frozenset[tuple[str, ...]]) -> int:
@@ -169,7 +182,7 @@ class Numbers:
         if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
                 and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
             return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
-        if j + 1 < n and toks[j].text in ("to", ":") and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
+        if j + 1 < n and toks[j].text in W.ODDS_JOINERS and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
             odds = self._odds(q, t.value, toks[j + 1].value, j + 1)
             if odds is not None:
                 return odds
@@ -199,21 +212,42 @@ class Numbers:
         return q
 
     def _odds(self, q: Quantity, x: float, y: float, last: int) -> Quantity | None:
-        """"3 to 1 in favour" (75), "3 to 1 against" (25); odds with no side are no answer."""
+        """"3 to 1 in favour" (75), "3 to 1 against" (25), "3 contre 1", "3 zu 1 dagegen": the
+        chance of the event named after the side ("against admission": admission); odds with
+        no side are no answer."""
         toks, n = self.toks, self.n
-        side = " ".join(toks[m].text for m in range(last + 1, min(n, last + 3)) if toks[m].kind == WORD)
-        odds_before = any(toks[m].text in ("odds", "chances") for m in range(max(0, q.first - 4), q.first))
+        words = [toks[m].text for m in range(last + 1, min(n, last + 3)) if toks[m].kind == WORD]
+        side = " ".join(words)
+        odds_before = any(toks[m].text in W.ODDS_WORDS for m in range(max(0, q.first - 4), q.first))
         if x + y <= 0:
             return None
-        if side.startswith(("in favor", "in favour", "for", "on")):
+        favour = _side(side, W.ODDS_FOR)
+        against = 0 if favour else _side(side, W.ODDS_AGAINST)
+        if favour:
             self._fraction(q, x, x + y, last)
-        elif side.startswith("against"):
+        elif against:
             self._fraction(q, y, x + y, last)
         elif odds_before:
             q.last, q.role = last, "odds with no side (3 to 1 for or against?)"
+            q.rule = ODDS_WITHOUT_SIDE.name
+            return q
         else:
             return None
+        q.odds = True
+        q.event = self._event_of_odds(last + 1 + favour + against)
         return q
+
+    def _event_of_odds(self, j: int) -> E.Event | None:
+        """The event after the side of odds ("against [the] admission"), to the end of its clause."""
+        toks = self.toks
+        desc: list[str] = []
+        for m in range(j, min(self.n, j + 12)):
+            t = toks[m]
+            if t.kind != WORD or t.text in W.RESTATING or t.text in W.AND_WORDS:
+                break
+            desc.append(t.text)
+        event = E.make_event(desc) if desc else None
+        return event if event is not None and event.words else None
 
     def _fraction(self, q: Quantity, num: float, den: float, last: int) -> Quantity:
         q.last = last

@@ -33,7 +33,7 @@ from . import lexer as L
 from . import quantities as Q
 from . import words as W
 from .lexer import NL, NUM, PUNCT, WORD, Tok
-from .quantities import PER_MILLE, Quantity, phrase_at
+from .quantities import PER_MILLE, SCALE_ROLE, Quantity, phrase_at
 from .roles import (
     NUMBER_WORD_ROLE,
     Context,
@@ -41,6 +41,7 @@ from .roles import (
     is_number_text,
     is_phrase_word,
 )
+from .rules import rule
 
 # Reasons (stable phrases; callers may count them).
 NO_NUMBER = "no number"
@@ -51,16 +52,20 @@ TRUNCATED = "truncated"
 YES_NO = "yes/no without a probability"
 REFUSAL = "refusal"
 OUT_OF_RANGE = "answer outside 0-100"
+ECHO = "no answer: an echo of the question"
 
 _HEAD_LINKS = W.COPULAS | W.HEAD_LINK_WORDS
 
 
 @dataclass(frozen=True)
 class Reading:
-    """The answer (on 0-100) or the reason there is none."""
+    """The answer (on 0-100) or the reason there is none; ``rule``: the name of the rule that
+    decided (``rules.py``); ``at``: the first token of the number read (-1: none)."""
 
     value: float | None
     reason: str | None
+    rule: str | None = None
+    at: int = -1
 
 
 # --------------------------------------------------------------------------- the reader
@@ -750,54 +755,116 @@ class Reader(Context):
         return False
 
     def decide(self) -> Reading:
+        """The answer among the presented numbers, or why there is none: each step is a named
+        decision rule (``DECISION_RULES``, in the order they apply)."""
         cands = [q for q in self.qs if q.how is not None and q.role is None]
         cut = [q for q in cands if q.cut]
         cands = [q for q in cands if not q.cut]
         cut += [q for q in self.qs if q.cut and q.expected is not None and q not in cut]
-        if cut and cands and not any(q.final for q in cands) and self._parallel_cut(cut[-1], cands):
-            return Reading(None, TRUNCATED)
-        if cands and self.unread and max(self.unread) > cands[-1].first and not any(q.final for q in cands):
-            return Reading(None, f"{CONFLICT} (later stated as a formula it does not work out)")
+        early = self._cut_or_unread(cut, cands)
+        if early is not None:
+            return early
         for q in cands:
             self.scale(q)
         ambiguous = [q for q in cands if q.role == SCALE_01]
         cands = [q for q in cands if q.role is None]
         if not cands:
-            return Reading(None, self._no_answer_reason(cut, ambiguous))
-        # Explicit revision: a later answer after a retraction cue replaces the earlier ones.
-        kept: list[Quantity] = []
-        for q in cands:
-            if kept and self._revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
-                kept = []
-            kept.append(q)
-        cands = kept
-        # A marked final answer wins over what came before it.
-        finals = [k for k, q in enumerate(cands) if q.final]
-        if finals:
-            cands = cands[finals[0]:]
-            cands = [q for q in cands if q.final or q.strength >= 2]
-        # Explicit presentations win over weak ones; a point estimate over a range or bound.
-        # Odds restated as a percentage count as that percentage ("1 in 3 (about 33%)").
-        for q in cands:
-            if q.fraction:
-                same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
-                if same:
-                    q.value = same[0].value
-        if any(q.strength >= 2 for q in cands):
-            cands = [q for q in cands if q.strength >= 2]
-        if any(q.form == "point" for q in cands):
-            cands = [q for q in cands if q.form == "point"]
+            return self._no_answer(cut, ambiguous)
+        narrowed: list[str] = []
+        undecided = self._undecided(cands, narrowed)
+        if undecided is not None:
+            return undecided
+        for name, narrow in _NARROWING:
+            kept = narrow(self, cands)
+            if len(kept) < len(cands):
+                narrowed.append(name)
+            cands = kept
+        return self._one_value(cands, narrowed)
+
+    def _cut_or_unread(self, cut: list[Quantity], cands: list[Quantity]) -> Reading | None:
+        if cut and cands and not any(q.final for q in cands) and self._parallel_cut(cut[-1], cands):
+            return Reading(None, TRUNCATED, CUT_ALTERNATIVE.name)
+        if cands and self.unread and max(self.unread) > cands[-1].first and not any(q.final for q in cands):
+            return Reading(None, UNREAD_FORMULA.text, UNREAD_FORMULA.name)
+        return None
+
+    def _one_value(self, cands: list[Quantity], narrowed: list[str]) -> Reading:
         values: list[float] = []
         for q in cands:  # the same number repeated is one answer ("33.33" and "33.333"; not "0.01" and "0.001")
             if not any(abs(q.value - v) <= min(0.01, 0.01 * max(abs(v), abs(q.value))) for v in values):
                 values.append(q.value)
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in values[:5])
-            return Reading(None, f"{CONFLICT} ({shown})")
+            return Reading(None, f"{CONFLICT} ({shown})", DECIDE_CONFLICT.name)
         value = values[0]
         if math.isnan(value) or not 0 <= value <= 100:
-            return Reading(None, f"{OUT_OF_RANGE} ({value:g})")
-        return Reading(float(value), None)
+            return Reading(None, f"{OUT_OF_RANGE} ({value:g})", DECIDE_OUT_OF_RANGE.name)
+        winner = cands[-1]
+        return Reading(float(value), None, narrowed[-1] if narrowed else presentation_rule(winner), winner.first)
+
+    def _undecided(self, cands: list[Quantity], narrowed: list[str]) -> Reading | None:
+        """decide.undecided: see its entry below."""
+        cue = self._cannot_decide()
+        if cue < 0:
+            return None
+        s = self.sent[cue]
+        weighed = [q for q in self.qs if self.sent[q.first] == s and q.role != SCALE_ROLE]
+        values: set[float] = {q.value for q in cands if q.first <= cue}
+        for q in weighed:
+            values.update((q.low, q.high) if q.form == "range" else (q.value,))
+        end = max([q.last for q in weighed] + [cue])
+        later = [q for q in cands if q.first > end and q.strength >= 2]
+        if later:
+            cands[:] = later
+            narrowed.append(UNDECIDED.name)
+            return None
+        if len(values) < 2:
+            return None
+        shown = ", ".join(f"{v:g}" for v in sorted(values)[:5])
+        return Reading(None, f"{CONFLICT} ({shown})", UNDECIDED.name)
+
+    def _cannot_decide(self) -> int:
+        """The token where the reply says it cannot decide (-1: nowhere)."""
+        toks = self.toks
+        for m in range(self.n):
+            t = toks[m]
+            if t.kind == WORD and (phrase_at(toks, m, W.CANNOT_DECIDE) or cjk_has(t.text, W.CJK_CANNOT_DECIDE)):
+                return m
+        return -1
+
+    def _no_answer(self, cut: list[Quantity], ambiguous: list[Quantity]) -> Reading:
+        if cut or self.cut_unfinished:
+            return Reading(None, TRUNCATED, NO_ANSWER_TRUNCATED.name)
+        if ambiguous:
+            return Reading(None, SCALE_01, NO_ANSWER_SCALE_01.name)
+        adopted = self._adopted_base_rate()
+        if adopted is not None:
+            return adopted
+        return self._no_answer_reason()
+
+    def _adopted_base_rate(self) -> Reading | None:
+        """decide.adopted-base-rate: see its entry below."""
+        toks = self.toks
+        for m in range(self.n):
+            t = toks[m]
+            if t.kind != WORD:
+                continue
+            k = phrase_at(toks, m, W.ADOPT)
+            if k:
+                near = range(m + k, min(self.n, m + k + 5))
+                if not any(toks[j].text in W.BASE_RATE_WORDS for j in near):
+                    continue
+            elif not (cjk_has(t.text, W.CJK_ADOPT) and any(
+                    cjk_has(toks[j].text, W.CJK_BASE_RATE) for j in range(max(0, m - 3), min(self.n, m + 4)))):
+                continue
+            pool = {q.value for q in self.qs if q.pct and not q.cut and q.form == "point" and q.first < m + 12
+                    and (q.role is None or q.role in _ADOPTABLE)}
+            if len(pool) == 1:
+                value = pool.pop()
+                if 0 <= value <= 100:
+                    return Reading(float(value), None, ADOPTED_BASE_RATE.name)
+            return None
+        return None
 
     def _parallel_cut(self, cut: Quantity, cands: list[Quantity]) -> bool:
         """The reply was cut off on a number presented the way an earlier answer was (the same
@@ -816,7 +883,7 @@ class Reader(Context):
         before = toks[cut.first - 1].text
         return any(q.first >= 1 and toks[q.first - 1].text == before for q in cands)
 
-    def _revision_between(self, a: int, b: int) -> bool:
+    def revision_between(self, a: int, b: int) -> bool:
         toks = self.toks
         for m in range(a, b):
             if toks[m].kind == WORD:
@@ -826,25 +893,21 @@ class Reader(Context):
                     return True
         return False
 
-    def _no_answer_reason(self, cut: list[Quantity], ambiguous: list[Quantity]) -> str:
+    def _no_answer_reason(self) -> Reading:
         toks = self.toks
-        if cut or self.cut_unfinished:
-            return TRUNCATED
-        if ambiguous:
-            return SCALE_01
         if self._starts_with(W.REFUSAL) or any(cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
-            return REFUSAL
+            return Reading(None, REFUSAL, NO_ANSWER_REFUSAL.name)
         first = next((t for t in toks if t.kind in (WORD, NUM)), None)
         if first is not None and first.kind == WORD and (first.text in W.YES_NO or first.text.startswith(W.CJK_YES_NO)):
-            return YES_NO
+            return Reading(None, YES_NO, NO_ANSWER_YES_NO.name)
         if any(q.role == PER_MILLE for q in self.qs):
-            return PER_MILLE
+            return Reading(None, PER_MILLE, NO_ANSWER_PER_MILLE.name)
         if not self.qs or all(q.words and q.role == NUMBER_WORD_ROLE for q in self.qs):
-            return NO_NUMBER
+            return Reading(None, NO_NUMBER, NO_ANSWER_NO_NUMBER.name)
         free = {q.value for q in self.qs if q.role is None and q.pct}
         if len(free) >= 2 and self._starts_with(W.UNDECIDED):
-            return f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})"
-        return OTHER_ROLES
+            return Reading(None, f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})", UNDECIDED_FREE.name)
+        return Reading(None, OTHER_ROLES, NO_ANSWER_OTHER_ROLES.name)
 
     def _starts_with(self, phrases: frozenset[tuple[str, ...]]) -> bool:
         toks = self.toks
@@ -852,14 +915,127 @@ class Reader(Context):
         return any(toks[m].kind == WORD and phrase_at(toks, m, phrases) for m in range(limit))
 
 
-ECHO = "no answer: an echo of the question"
+
+
+# --------------------------------------------------------------------------- the rules of this module
+
+_ADOPTABLE = frozenset({"a share or a change (X% of, X% more)", "a share of something (X% of)",
+                        "restated from the question", "quoted from the question", "labelled as something else"})
+
+
+def _revision(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    kept: list[Quantity] = []
+    for q in cands:
+        if kept and reader.revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
+            kept = []
+        kept.append(q)
+    return kept
+
+
+def _final_answer(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    finals = [k for k, q in enumerate(cands) if q.final]
+    if not finals:
+        return cands
+    return [q for q in cands[finals[0]:] if q.final or q.strength >= 2]
+
+
+def _odds_as_percentage(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    for q in cands:
+        if q.fraction:
+            same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
+            if same:
+                q.value = same[0].value
+    return cands
+
+
+def _explicit_over_weak(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    return [q for q in cands if q.strength >= 2] if any(q.strength >= 2 for q in cands) else cands
+
+
+def _point_over_range(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    return [q for q in cands if q.form == "point"] if any(q.form == "point" for q in cands) else cands
+
+
+_NARROWING_RULES = (
+    ("decide.revision", _revision,
+     ("After a retraction cue (actually, on reflection, correction, let me revise, I'll go with, en fait, "
+     "eigentlich, на самом деле, 实际上, ...) the later answer replaces the earlier ones.")),
+    ("decide.final-answer", _final_answer,
+     "A marked final answer (Final answer:, Answer:) wins over what came before it."),
+    ("decide.odds-as-percentage", _odds_as_percentage,
+     "Odds restated as a percentage count as that percentage (\"1 in 3 (about 33%)\" is 33)."),
+    ("decide.explicit-over-weak", _explicit_over_weak,
+     "An explicit presentation wins over the weak short-sentence or trailing-phrase form."),
+    ("decide.point-over-range", _point_over_range,
+     "A point estimate wins over a range (read as its midpoint) or a bound (read as the bound)."),
+)
+_NARROWING = tuple((rule(name, "", doc).name, narrow) for name, narrow, doc in _NARROWING_RULES)
+
+CUT_ALTERNATIVE = rule("decide.cut-alternative", TRUNCATED,
+                       "A reply cut off on the next alternative, on a number presented as an answer or on a result "
+                       "that differs from the answer before it, is truncated as a whole.")
+UNREAD_FORMULA = rule("decide.unread-formula", f"{CONFLICT} (later stated as a formula it does not work out)",
+                      "The asked probability stated again after the answer as a formula the reply never works out "
+                      "(\"So, the probability of E is 1 - (100%)\") leaves the answer unknown.")
+UNDECIDED = rule("decide.undecided", CONFLICT,
+                 "A reply that says it cannot decide (can't decide, torn between, je n'arrive pas à choisir, kann "
+                 "mich nicht entscheiden, no puedo decidir, не могу решить, 决定不了, 決められない, ...) between "
+                 "two or more values has conflicting answers -- unless an answer presented after the values "
+                 "weighed settles it (\"... between 30 and 50, so I'll say 40\").")
+UNDECIDED_FREE = rule("decide.undecided-unpresented", CONFLICT,
+                      "With no presented answer, two or more percentages in a reply that opens with either, "
+                      "depending, could be, ... are conflicting answers.")
+DECIDE_CONFLICT = rule("decide.conflict", CONFLICT,
+                       "Two or more different values remain (the same number repeated is one answer): "
+                       "conflicting answers.")
+DECIDE_OUT_OF_RANGE = rule("decide.out-of-range", OUT_OF_RANGE, "The one answer is above 100 or below 0.")
+SCALE_RULE = rule("decide.scale-01", SCALE_01,
+                  "A presented value strictly between 0 and 1 without a percent sign is multiplied by 100 when "
+                  "the text restates it as a percentage or a sentence states it as a probability; bare or in a "
+                  "labelled field it is ambiguous (0.6 or 60?).")
+ADOPTED_BASE_RATE = rule("decide.adopted-base-rate", "",
+                         "With no presented answer, a reply that adopts a base rate as its answer (\"so I'll go with "
+                         "the base rate\", \"je retiens le taux de base\", \"采用基础比率\") answers with that "
+                         "rate, when the reply states one rate.")
+NO_ANSWER_TRUNCATED = rule("decide.truncated", TRUNCATED,
+                           "No answer remains and the reply was cut off on a number (or an unfinished \"1 in\").")
+NO_ANSWER_SCALE_01 = rule("decide.ambiguous", SCALE_01, "No answer remains but a 0-1 value of unknown scale.")
+NO_ANSWER_REFUSAL = rule("decide.refusal", REFUSAL, "No answer, and the reply declines (I can't, depends on, ...).")
+NO_ANSWER_YES_NO = rule("decide.yes-no", YES_NO, "No answer, and the reply starts with yes or no.")
+NO_ANSWER_PER_MILLE = rule("decide.per-mille", PER_MILLE, "No answer but a per-mille value (5‰).")
+NO_ANSWER_NO_NUMBER = rule("decide.no-number", NO_NUMBER, "No number at all (numbers in words in other roles "
+                           "count as none).")
+NO_ANSWER_OTHER_ROLES = rule("decide.other-roles", OTHER_ROLES, "Numbers, each in a role that is not the answer.")
+NO_ANSWER_ECHO = rule("decide.echo", ECHO, "The whole reply is a stretch of the question.")
+
+_PRESENTATIONS = {
+    "label": rule("present.label", "", "A number after a label that names the answer, the probability, a rating or "
+                  "the asked event (\"Answer: 25\", \"Final answer: 95\", \"Réponse : 35\", \"확률: 약 55%\")."),
+    "head": rule("present.head", "", "A number stated for \"the probability\" or \"the answer\" (\"the "
+                 "probability that E is X\", \"la probabilité est de X\", \"確率は約X\", \"my estimate is X\")."),
+    "chance": rule("present.chance", "", "A chance of an event: \"X% chance that E\", \"a 0.75 probability\", "
+                   "\"70 % wahrscheinlich\", \"90% confident\"."),
+    "leadin": rule("present.leadin", "", "A first-person estimate: \"I'd say 70%\", \"I'd put it at 92%\", "
+                   "\"Je dirais 70 %\", \"Ich schätze 70 %\"."),
+    "phrase": rule("present.phrase", "", "The whole reply, or a phrase of nothing but the number and hedges, "
+                   "bounds, lead-ins and connectors (\"About 65%.\", \"Zero.\", \"约65%。\")."),
+    "short sentence": rule("present.short-sentence", "", "Weaker: a percentage alone in a short sentence, not "
+                           "about a subject of its own (\"저는 40% 정도로 봅니다.\")."),
+}
+BARE = rule("present.bare", "", "The reply is a whole number from 0 to 100 and nothing else (\"65\", \"65%\").")
+
+
+def presentation_rule(q: Quantity) -> str | None:
+    """The name of the rule that presented ``q`` as an answer (None: not presented)."""
+    found = _PRESENTATIONS.get(q.how or "")
+    return found.name if found is not None else None
 
 
 def read(text: str, question: E.Question | None, truncated: bool | None) -> Reading:
     """The answer a prepared reply text presents (see the module docstring)."""
     toks = L.tokenize(text)
     if question is not None and _echoes(toks, question):
-        return Reading(None, ECHO)
+        return Reading(None, ECHO, NO_ANSWER_ECHO.name)
     reader = Reader(toks, question, truncated)
     reader.build()
     reader.structure()
