@@ -228,72 +228,17 @@ class Reader(Context):
         """A number right after "label:" or "label =" is presented by its label: an answer
         when the label names one (answer, estimate, probability, rating, "I'd say", or the
         question's event), otherwise something else ("Base rate: 30%", "Step 2: 1")."""
-        toks = self.toks
-        k = a - 1
+        k = self._label_mark(a)
         if k < 0:
             return False
-        if toks[k].kind == NL:  # "Answer:\n25"
-            while k >= 0 and toks[k].kind == NL:
-                k -= 1
-            if k < 0 or toks[k].text != ":":
-                return False
-        if not ((toks[k].kind == PUNCT and toks[k].text in (":", "=", "\u2192"))
-                or (toks[k].kind == WORD and toks[k].text == "equals")):
-            return False
-        if toks[k].text == "\u2192":
-            # "Rating: 7/10 -> 70": a conversion of the quantity before the arrow.
-            before = self.owner[k - 1] if k > 0 else -1
-            if before < 0:
-                return False
-            src = self.qs[before]
-            if src.how is None:
-                return False
-            q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
-            q.standalone = True
-            return True
-        # The label: back to the start of its line or sentence (at most 16 tokens, not counting
-        # arithmetic: "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80").
-        start, parens, arithmetic = k, 0, 0
-        while start > 0 and k - start < 16 + arithmetic:
-            t = toks[start - 1]
-            if t.kind == NUM or (t.kind == PUNCT and t.text in "()=-+×*/÷"):
-                arithmetic += 1
-            if t.kind == NL:
-                break
-            if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self.abbreviation(start - 1):
-                break
-            if t.kind == PUNCT and t.text == ")":
-                parens += 1
-            elif t.kind == PUNCT and t.text == "(":
-                parens -= 1
-            start -= 1
-        label = toks[start:k]
+        if self.toks[k].text == "\u2192":
+            return self._conversion(q, k)
+        label = self.toks[self._label_start(k):k]
         words = [t.text for t in label if t.kind == WORD]
-        equals = next((m for m, t in enumerate(label) if t.text == "="), -1)
-        if equals > 0 and any(t.kind == WORD and len(t.text) == 1 and t.text in words[:1] + [
-                x.text for x in label[:equals] if x.kind == WORD] for t in label[equals + 1:]):
+        if self._self_defined(label, words):
             q.role = "a variable defined by itself (P = 1 - P = ...)"
-            return True
-        heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
-                 or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
-        cjk_head = any(cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
-        revision = any((w,) in W.REVISION for w in words)
-        leadin = revision or (words[:1] and words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
-            any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
-        if heads or cjk_head or leadin:
-            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
-                        for w in words)
-            q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
-            first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
-            if first_head is not None and any(t.text in W.COPULAS for t in label[first_head + 1:]) and any(
-                    t.kind == NUM for t in label[first_head + 1:]):
-                # "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80": a statement of the
-                # probability worked out in steps, not a labelled field.
-                q.label_form, q.prob = False, True
-            desc = self._descriptor_from_label(label)
-            if desc:
-                joined = "".join(desc)
-                q.event = E.make_event(desc, "" if joined.isascii() else joined)
+        elif _names_an_answer(words):
+            self._answer_label(q, label, words)
         elif self.question is not None and not self.question.binary and any(w not in W.STOPWORDS for w in words):
             # "Acceptance: 30%", "The online store attracts steady orders: 40": the asked event.
             ev = E.make_event([t.text for t in label if t.kind in (WORD, NUM)])
@@ -303,9 +248,76 @@ class Reader(Context):
             q.how, q.strength, q.label_form, q.event = "label", 2, True, ev
         else:
             q.role = "labelled as something else"
-            return True
+        if q.role is None:
+            q.standalone = True
+        return True
+
+    def _label_mark(self, a: int) -> int:
+        """The ":", "=", "→" or "equals" right before the number at ``a`` (also "Answer:\n25"), or -1."""
+        toks = self.toks
+        k = a - 1
+        if k >= 0 and toks[k].kind == NL:
+            while k >= 0 and toks[k].kind == NL:
+                k -= 1
+            if k < 0 or toks[k].text != ":":
+                return -1
+        if k < 0:
+            return -1
+        t = toks[k]
+        return k if (t.kind == PUNCT and t.text in (":", "=", "\u2192")) or (t.kind == WORD and t.text == "equals") else -1
+
+    def _conversion(self, q: Quantity, k: int) -> bool:
+        """"Rating: 7/10 -> 70": a conversion of the quantity before the arrow, presented as it was."""
+        before = self.owner[k - 1] if k > 0 else -1
+        if before < 0 or self.qs[before].how is None:
+            return False
+        src = self.qs[before]
+        q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
         q.standalone = True
         return True
+
+    def _label_start(self, k: int) -> int:
+        """The label before the mark at ``k``: back to the start of its line or sentence (at most
+        16 tokens, not counting arithmetic: "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80")."""
+        toks = self.toks
+        start, parens, arithmetic = k, 0, 0
+        while start > 0 and k - start < 16 + arithmetic:
+            t = toks[start - 1]
+            if t.kind == NL:
+                break
+            if t.kind == NUM:
+                arithmetic += 1
+            elif t.kind == PUNCT:
+                if t.text in "()=-+×*/÷":
+                    arithmetic += 1
+                if t.text in ".!?;" and parens == 0 and not self.abbreviation(start - 1):
+                    break
+                parens += (t.text == ")") - (t.text == "(")
+            start -= 1
+        return start
+
+    @staticmethod
+    def _self_defined(label: list[Tok], words: list[str]) -> bool:
+        """"P = 1 - P = 0": a variable defined by itself."""
+        equals = next((m for m, t in enumerate(label) if t.text == "="), -1)
+        if equals <= 0:
+            return False
+        named = set(words[:1]) | {x.text for x in label[:equals] if x.kind == WORD}
+        return any(t.kind == WORD and len(t.text) == 1 and t.text in named for t in label[equals + 1:])
+
+    def _answer_label(self, q: Quantity, label: list[Tok], words: list[str]) -> None:
+        final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or cjk_has(w, _CJK_FINAL_LABELS) for w in words)
+        q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
+        first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
+        if first_head is not None and any(t.text in W.COPULAS for t in label[first_head + 1:]) and any(
+                t.kind == NUM for t in label[first_head + 1:]):
+            # "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80": a statement of the
+            # probability worked out in steps, not a labelled field.
+            q.label_form, q.prob = False, True
+        desc = self._descriptor_from_label(label)
+        if desc:
+            joined = "".join(desc)
+            q.event = E.make_event(desc, "" if joined.isascii() else joined)
 
     @staticmethod
     def _descriptor_from_label(label: list[Tok]) -> list[str]:
@@ -915,6 +927,22 @@ class Reader(Context):
         return any(toks[m].kind == WORD and phrase_at(toks, m, phrases) for m in range(limit))
 
 
+
+
+_LABEL_HEADS = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.LIKELY_LABELS | W.CONCLUSION_LABELS | {"p"}
+_CJK_LABEL_HEADS = W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION
+_CJK_FINAL_LABELS = W.CJK_FINAL + ("答案", "回答", "答え")
+
+
+def _names_an_answer(words: list[str]) -> bool:
+    """A label that names the answer: a head ("Answer", "Probability", "p", "Likely",
+    "Overall", "答案"), a first-person lead-in ("I'd say:") or a revision ("Actually:")."""
+    if any(w in _LABEL_HEADS for w in words) or any(cjk_has(w, _CJK_LABEL_HEADS) for w in words):
+        return True
+    if any((w,) in W.REVISION for w in words) or (words and words[0] in W.FIRST_PERSON):
+        return True
+    return any(w in W.LEADIN_VERBS for w in words) and (
+        any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
 
 
 # --------------------------------------------------------------------------- the rules of this module
