@@ -85,6 +85,22 @@ def _side(side: str, sides: tuple[str, ...]) -> int:
     return 0
 
 
+NOT_A_QUANTITY = rule("quantity.not-a-quantity", "not a quantity (a date, version or huge number)",
+                      "\"3.14.15\", \"12.05.2023\", a number of more than 15 digits: no quantity.")
+LISTED = rule("quantity.number-list", "an item of a list of numbers (1,2,3)",
+              "\"1,2,3\" (commas and no spaces): items of a list.")
+PER_MILLE_RULE = rule("quantity.per-mille", PER_MILLE, "\"5‰\": per mille is not on the 0-100 scale.")
+DATE = rule("quantity.date", "a date", "\"12/05/2023\": three numbers joined by slashes.")
+SCALE = rule("quantity.scale", SCALE_ROLE,
+             "\"from 0 to 100\", \"a 0-100 scale\", \"between 0 and 100\": the instruction's scale.")
+OPERAND = rule("quantity.operand", "formula operand",
+               "\"0.5 × 0.85\", \"100 - 25\": the operands of an operation between two numbers.")
+INCONSISTENT = rule("quantity.inconsistent-arithmetic", "inconsistent arithmetic",
+                    "\"100% - 1 = 91%\": a result that does not follow from the single operation before it.")
+RESTATED_LATER = rule("quantity.restated-later", "restated by a later number",
+                      "\"3/4 = 0.75\": a number that the result after \"=\" restates.")
+RATIO_ONE = rule("quantity.ratio-one", "0-1 scale ambiguous",
+                 "\"100/10 = 1\": exactly 1 after a fraction it does not equal (1% or certainty?).")
 ODDS_WITHOUT_SIDE = rule("quantity.odds-without-side", "odds with no side (3 to 1 for or against?)",
                          "\"the odds are 3 to 1\": odds that say neither for nor against give no chance.")
 
@@ -159,9 +175,9 @@ class Numbers:
         t = toks[i]
         q = Quantity(i, i, t.value, pct=t.pct or t.ratio, words=t.words, anchor=i)
         if t.odd:
-            q.role = "not a quantity (a date, version or huge number)"
+            q.role, q.rule = NOT_A_QUANTITY.text, NOT_A_QUANTITY.name
         elif t.listed:
-            q.role = "an item of a list of numbers (1,2,3)"
+            q.role, q.rule = LISTED.text, LISTED.name
         prev = toks[i - 1] if i > 0 else None
         if prev is not None and prev.kind == WORD and prev.text.endswith(W.CJK_PERCENT_BEFORE):
             q.pct = True  # 百分之65
@@ -327,7 +343,8 @@ class Numbers:
                 if texts == ["-"] and a.form == "range":
                     continue
                 a.operand = b.operand = True
-                a.role = b.role = "formula operand"
+                a.role = b.role = OPERAND.text
+                a.rule = b.rule = OPERAND.name
                 if chain_start < 0:
                     chain_start = a.anchor
                 b.anchor = chain_start
@@ -339,16 +356,17 @@ class Numbers:
                 if a.operand:
                     expected = b.expected = self._evaluate(k - 1)
                     if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
-                        b.role = "inconsistent arithmetic"
+                        b.role, b.rule = INCONSISTENT.text, INCONSISTENT.name
                 else:
-                    a.role = a.role or "restated by a later number"
+                    if a.role is None:
+                        a.role, a.rule = RESTATED_LATER.text, RESTATED_LATER.name
                     if a.fraction and a.form == "point" and not b.pct and b.form == "point" and not math.isnan(a.value):
                         # "100/100 = 1", "3/4 = 0.75": the fraction as a ratio, on the 0-1 scale.
                         # "100/10 = 1" does not follow: 1% or certainty? (The reader's 0-1 rule.)
                         if self._close(a.value / 100, b.value):
                             b.value, b.pct = a.value, True
                         elif b.value == 1 and not self._close(a.value, b.value):
-                            b.role = "0-1 scale ambiguous"
+                            b.role, b.rule = RATIO_ONE.text, RATIO_ONE.name
                 chain_start = -1
                 continue
             chain_start = -1

@@ -79,6 +79,7 @@ class Reader(Context):
         self.question = question
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
+        self.answer_at = -1  # the first token of the number read as the answer
         self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
 
     # ------------------------------------------------------------------ pass 3: presentation
@@ -750,7 +751,7 @@ class Reader(Context):
         if q.prob and not q.label_form and v < 1:
             q.value = 100 * v
             return
-        q.role = SCALE_01
+        q.role, q.rule = SCALE_01, SCALE_RULE.name
 
     def _restated_as_percent(self, q: Quantity) -> bool:
         """"0.8 (80%)", "0.45, i.e. 45%", "0.0123 (or 1.23%)", "0.69215... (... 69.21"."""
@@ -820,12 +821,13 @@ class Reader(Context):
         if cue < 0:
             return None
         s = self.sent[cue]
-        weighed = [q for q in self.qs if self.sent[q.first] == s and q.role != SCALE_ROLE]
+        settling = [q for q in cands if q.first > cue and q.strength >= 2]
+        weighed = [q for q in self.qs if self.sent[q.first] == s and q.role != SCALE_ROLE and q not in settling]
         values: set[float] = {q.value for q in cands if q.first <= cue}
         for q in weighed:
             values.update((q.low, q.high) if q.form == "range" else (q.value,))
         end = max([q.last for q in weighed] + [cue])
-        later = [q for q in cands if q.first > end and q.strength >= 2]
+        later = [q for q in settling if q.first > end]
         if later:
             cands[:] = later
             narrowed.append(UNDECIDED.name)
@@ -869,12 +871,10 @@ class Reader(Context):
             elif not (cjk_has(t.text, W.CJK_ADOPT) and any(
                     cjk_has(toks[j].text, W.CJK_BASE_RATE) for j in range(max(0, m - 3), min(self.n, m + 4)))):
                 continue
-            pool = {q.value for q in self.qs if q.pct and not q.cut and q.form == "point" and q.first < m + 12
-                    and (q.role is None or q.role in _ADOPTABLE)}
-            if len(pool) == 1:
-                value = pool.pop()
-                if 0 <= value <= 100:
-                    return Reading(float(value), None, ADOPTED_BASE_RATE.name)
+            pool = [q for q in self.qs if q.pct and not q.cut and q.form == "point" and q.first < m + 12
+                    and (q.role is None or q.role in _ADOPTABLE)]
+            if pool and all(abs(q.value - pool[0].value) <= 0.01 for q in pool) and 0 <= pool[0].value <= 100:
+                return Reading(float(pool[0].value), None, ADOPTED_BASE_RATE.name, pool[0].first)
             return None
         return None
 
@@ -968,12 +968,8 @@ def _final_answer(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
 
 
 def _odds_as_percentage(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
-    for q in cands:
-        if q.fraction:
-            same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
-            if same:
-                q.value = same[0].value
-    return cands
+    restated = [r for r in cands if not r.fraction and r.pct]
+    return [q for q in cands if not (q.fraction and any(abs(r.value - q.value) < 1 for r in restated))]
 
 
 def _explicit_over_weak(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
@@ -1036,6 +1032,39 @@ NO_ANSWER_NO_NUMBER = rule("decide.no-number", NO_NUMBER, "No number at all (num
 NO_ANSWER_OTHER_ROLES = rule("decide.other-roles", OTHER_ROLES, "Numbers, each in a role that is not the answer.")
 NO_ANSWER_ECHO = rule("decide.echo", ECHO, "The whole reply is a stretch of the question.")
 
+# Roles given while presenting a number, and by what the rest of the reply and the question say.
+for _name, _text, _doc in (
+    ("present.computed-value", "a computed value (many decimals, no percent sign)",
+     "\"approximately 4.91111...\": a plain number with more than two decimals is a computed value."),
+    ("present.self-defined", "a variable defined by itself (P = 1 - P = ...)", "\"P = 1 - P = 0\"."),
+    ("present.label-of-other", "labelled as something else",
+     "A label that names neither the answer nor the asked event (\"Base rate: 30%\", \"Step 2: 1\")."),
+    ("present.cut-event", "the probability of an event that is cut off",
+     "\"a 100% chance of attracting a\" (cut off): what the chance is of is unknown."),
+    ("context.step", "a step the reply goes on from (then ..., however to get ...)",
+     "A value the reply goes on from (\"... is 50%. Then we'll subtract this probability from 1\")."),
+    ("context.restatement", "restates a number in another role",
+     "\"is 1 (100%)\": a bracketed restatement of a number in another role."),
+    ("context.alternative", "an alternative to a number in another role",
+     "\"30% or 50%\" where one of the two is in another role: neither is the answer."),
+    ("context.quoted", "quoted from the question",
+     "The number and the tokens before it are a stretch of the question."),
+    ("context.restated-from-question", "restated from the question",
+     "A weakly presented number that the question states (a base rate restated)."),
+    ("context.echo-number", "a number from the question (echo)",
+     "\"the answer is 3\" to a yes/no question that names 3."),
+    ("context.kind-of-probability", "a probability of a kind (the binomial probability), of no named event",
+     "\"The binomial probability is 0.725\": a probability of a kind, naming no event."),
+    ("context.other-event", "the probability of another event",
+     "A probability stated for an event other than the asked one (another subject, the complement, "
+     "one part of a compound question, another time frame)."),
+    ("context.given-asked-event", "conditional on the asked event (given that it happens, ...)",
+     "\"Given that the machine does not pay for itself ..., there is a 50% chance ...\"."),
+    ("context.premise", "the premise of a question the reply asks",
+     "\"A salesman has a 40% chance of closing. What is the probability that ...?\"."),
+):
+    rule(_name, _text, _doc)
+
 _PRESENTATIONS = {
     "label": rule("present.label", "", "A number after a label that names the answer, the probability, a rating or "
                   "the asked event (\"Answer: 25\", \"Final answer: 95\", \"Réponse : 35\", \"확률: 약 55%\")."),
@@ -1059,18 +1088,24 @@ def presentation_rule(q: Quantity) -> str | None:
     return found.name if found is not None else None
 
 
-def read(text: str, question: E.Question | None, truncated: bool | None) -> Reading:
-    """The answer a prepared reply text presents (see the module docstring)."""
+def read(text: str, question: E.Question | None, truncated: bool | None,
+         kept: list[Reader] | None = None) -> Reading:
+    """The answer a prepared reply text presents (see the module docstring); ``kept``, when
+    given, receives the reader, whose quantities say what each number was taken for."""
     toks = L.tokenize(text)
+    reader = Reader(toks, question, truncated)
+    if kept is not None:
+        kept.append(reader)
     if question is not None and _echoes(toks, question):
         return Reading(None, ECHO, NO_ANSWER_ECHO.name)
-    reader = Reader(toks, question, truncated)
     reader.build()
     reader.structure()
     reader.roles()
     reader.present()
     reader.truncation()
-    return reader.decide()
+    reading = reader.decide()
+    reader.answer_at = reading.at
+    return reading
 
 
 def _echoes(toks: list[Tok], question: E.Question) -> bool:

@@ -488,14 +488,6 @@ def bracket_numbering(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.hash-numbering", "numbering (#1)")
-def hash_numbering(c: Context, q: Quantity, at: At) -> str | None:
-    """"#2": a number after a hash sign."""
-    if _numbered(c, q) and c.toks[q.first].value <= 50 and _is(at.prev, PUNCT, "#"):
-        return "numbering (#1)"
-    return None
-
-
 @role_rule("role.list-numbering", "list numbering (1.)")
 def list_numbering(c: Context, q: Quantity, at: At) -> str | None:
     """"1. What is ...", "order. 2. The ...": a number with "." or ")" starting a line or a
