@@ -28,8 +28,15 @@ class NumberFound:
     answer: bool = False      # the number read as the reply's answer
 
     def line(self) -> str:
-        taken = "the answer" if self.answer else (self.role or "presented as an answer")
-        return f"{self.text!r} ({self.value:g}): {taken} [{self.rule or 'no rule'}]"
+        if self.answer:
+            taken = "the answer"
+        elif self.role is not None:
+            taken = self.role
+        elif self.rule is not None:
+            taken = "presented as an answer, not the one read"
+        else:
+            taken = "not presented as an answer (no presentation rule applies)"
+        return f"{self.text!r} ({self.value:g}): {taken}" + (f" [{self.rule}]" if self.rule else "")
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,8 @@ class Explanation:
 
     def text(self) -> str:
         """The explanation as lines of text."""
-        lines = [f"numbers found: {len(self.numbers)}"]
+        lines = [f"numbers found: {len(self.numbers)}" + (" (read from a JSON answer key)" if (
+            self.rule or "").startswith("json.") else "")]
         lines += [f"  {k + 1}. {n.line()}" for k, n in enumerate(self.numbers)]
         if self.value is not None:
             lines.append(f"reading: {self.value:g} [{self.rule or 'no rule'}]")
@@ -56,10 +64,12 @@ class Explanation:
         return "\n".join(lines)
 
 
-def _number(prepared: str, r: reader.Reader, q: Quantity, answer: bool) -> NumberFound:
+def _number(prepared: str, r: reader.Reader, q: Quantity, answer: bool, reading_rule: str | None) -> NumberFound:
     toks = r.toks
     written = prepared[toks[q.first].start:toks[q.last].end]
     decided = q.rule or rules.for_role(q.role) or (reader.presentation_rule(q) if q.role is None else None)
+    if answer and decided is None:
+        decided = reading_rule  # a number no presentation rule presented, read by a decision rule
     return NumberFound(written, q.value, q.role, decided, answer)
 
 
@@ -79,7 +89,7 @@ def explain(text: str, *, question: str | None = None, truncated: bool | None = 
     for prepared, r in seen[-1:]:
         if r is None:
             continue
-        numbers += [_number(prepared, r, q, q.first == answer_at) for q in r.qs]
+        numbers += [_number(prepared, r, q, q.first == answer_at, parsed.rule) for q in r.qs]
     if not numbers and parsed.rule == reader.BARE.name:
         bare = lexer.cap(str(text)).strip()
         numbers.append(NumberFound(bare, float(parsed.value or 0), None, reader.BARE.name, True))
@@ -92,3 +102,10 @@ def _answer_token(parsed: parse.Parsed, seen: list[parse.Seen]) -> int:
         return -1
     r = seen[-1][1]
     return r.answer_at
+
+
+def rule_account(name: str) -> str | None:
+    """The one-paragraph account of the rule named ``name`` (None for a name this version has
+    no rule of, e.g. one read from an older or newer report)."""
+    found = rules.by_name().get(name)
+    return " ".join(found.doc.split()) if found is not None else None

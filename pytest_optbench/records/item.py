@@ -36,6 +36,10 @@ class Answer:
     mass: float | None = None  # logprobs: share of the answer position's probability read
     distribution: dict[str, float] | None = None  # logprobs: value (or yes/no) -> probability
     batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
+    # The extractor's rule that decided the reading of a text answer (answers/extract/rules.py,
+    # e.g. "present.label", "decide.conflict"); None: not read from text, or a report written
+    # before rules were kept.
+    rule: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -174,4 +178,6 @@ def _answer_dict(answer: Answer) -> dict[str, Any]:
     data = dict(answer.__dict__)
     if data["batch"] is None:  # real-time answers keep the report as it was
         del data["batch"]
+    if data["rule"] is None:  # answers not read from text (logprobs, json mode, errors)
+        del data["rule"]
     return data

@@ -1056,8 +1056,8 @@ for _name, _text, _doc in (
     ("context.kind-of-probability", "a probability of a kind (the binomial probability), of no named event",
      "\"The binomial probability is 0.725\": a probability of a kind, naming no event."),
     ("context.other-event", "the probability of another event",
-     "A probability stated for an event other than the asked one (another subject, the complement, "
-     "one part of a compound question, another time frame)."),
+     ("A probability stated for an event other than the asked one (another subject, the complement, "
+      "one part of a compound question, another time frame).")),
     ("context.given-asked-event", "conditional on the asked event (given that it happens, ...)",
      "\"Given that the machine does not pay for itself ..., there is a 50% chance ...\"."),
     ("context.premise", "the premise of a question the reply asks",
