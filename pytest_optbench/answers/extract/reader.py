@@ -168,10 +168,21 @@ class Reader(Context):
                 last = b
         for k in range(1, len(qs)):
             a, b = qs[k - 1], qs[k]
-            if a.role is None or b.role is not None or [t.text for t in self.gap(a, b)] != ["("]:
+            if a.role is None or b.role is not None:
                 continue
-            if abs(b.value - a.value) <= 0.01 or (b.pct and not a.pct and abs(b.value - 100 * a.value) <= 0.01):
+            gap = [t.text for t in self.gap(a, b)]
+            same = gap == ["("] and (abs(b.value - a.value) <= 0.01
+                                     or (b.pct and not a.pct and abs(b.value - 100 * a.value) <= 0.01))
+            if same or (gap[-1:] == ["("] and len(gap) <= 4 and self._share_of_counts(k, b)):
                 b.role = "restates a number in another role"
+
+    def _share_of_counts(self, k: int, b: Quantity) -> bool:
+        """"1,250 of the 5,000 restaurants (25%)": the bracketed percentage is the counts' share."""
+        if k < 2 or not b.pct:
+            return False
+        part, whole = self.qs[k - 2], self.qs[k - 1]
+        return (part.role == "a count (N of ...)" and whole.value > 0
+                and abs(100 * part.value / whole.value - b.value) <= 0.5)
 
     def _alternatives(self) -> None:
         """"30% or 50%": two numbers offered as alternatives share one presentation, so they
@@ -236,6 +247,8 @@ class Reader(Context):
             return self._conversion(q, k)
         label = self.toks[self._label_start(k):k]
         words = [t.text for t in label if t.kind == WORD]
+        if words and all(is_phrase_word(t) for t in label) and not _names_an_answer(words):
+            return False  # "Honestly: 30%", "Ehrlich gesagt: fifty-fifty": a hedge, not a label
         if self._self_defined(label, words):
             q.role = "a variable defined by itself (P = 1 - P = ...)"
         elif _names_an_answer(words):

@@ -21,7 +21,7 @@ from .rules import Rule, rule
 
 _SENTENCE_END = frozenset(".!?;")
 _CLAUSE_PUNCT = frozenset(",:()[]—–→|/\"")
-_PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
+_PHRASE_PUNCT = frozenset("~≈()\"'!.,:;*<>≤≥→=|")
 _OPERATOR_PUNCT = "-+×*/÷"
 NUMBER_WORD_ROLE = "number in words"
 
@@ -467,9 +467,11 @@ def whole_of_share(c: Context, q: Quantity, at: At) -> str | None:
 
 @role_rule("role.year", "a year")
 def year(c: Context, q: Quantity, at: At) -> str | None:
-    """A plain whole number from 1000 to 2100: a year."""
+    """A plain whole number from 1000 to 2100 written without a thousands separator: a year
+    ("In 2019"; "1,250 of the" is a count)."""
+    t = c.toks[q.first]
     if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() \
-            and c.toks[q.first].decimals == 0:
+            and t.decimals == 0 and t.end - t.start == len(t.text):
         return "a year"
     return None
 

@@ -139,7 +139,7 @@ CJK_FRACTION_MARKERS = ("分之", "分の", "분의")  # 三分之一 = 1/3, 3�
 
 # Words that make a sentence about "the probability": a number after them is a probability.
 PROBABILITY_HEADS = frozenset({
-    "probability", "probabilities", "chance", "chances", "likelihood", "odds", "probabilité",
+    "probability", "probabilities", "chance", "chances", "chancen", "likelihood", "odds", "probabilité",
     "probabilités", "wahrscheinlichkeit", "probabilidad", "posibilidad",
     "posibilidades", "probabilidades", "вероятность", "вероятности", "вероятностью", "шанс",
     "шансы", "шансов", "확률", "확률은", "확률이", "확률을", "확률:", "가능성", "가능성은",
@@ -186,7 +186,7 @@ LIKELY_LABELS = frozenset({"likely", "unlikely", "probable", "improbable", "cert
 COPULAS = frozenset({
     "is", "are", "was", "were", "be", "being", "been", "'s", "equals", "equal", "at", "of", "as",
     "becomes", "comes", "stands", "lies", "sits", "remains", "would", "will", "should", "to",
-    "est", "sont", "serait", "sera", "de", "d'", "à", "ist", "liegt", "läge", "wäre", "beträgt",
+    "est", "sont", "serait", "sera", "de", "d'", "à", "ist", "liegt", "läge", "wäre", "beträgt", "stehen", "steht",
     "bei", "auf", "von", "es", "sería", "será", "está", "en", "del", "составляет", "составит",
     "равна", "равно", "будет", "около", "в", "—", "है", "हैं", "होगी", "होगा", "की", "का", "के",
     "هو", "هي", "تبلغ", "يبلغ", "حوالي", "يقارب", "تقارب", "بنسبة", "نسبة", "إلى",
@@ -230,7 +230,7 @@ HEDGES = frozenset({
     "حوالى", "نحو", "تقريبا", "تقريبًا", "ربما", "يقارب", "ما", "~", "≈", "بنحو", "بحوالي",
     "بنسبة", "بما", "de", "d'", "like", "approx.",
     # "It's basically a coin flip", "honestly 30%", "En gros 40 %", "Im Grunde 50 %"
-    "basically", "essentially", "honestly", "frankly", "realistically", "practically", "pretty", "much",
+    "basically", "essentially", "honestly", "frankly", "realistically", "practically", "pretty", "much", "gesagt",
     "really", "basiquement", "essentiellement", "franchement", "pratiquement", "grundsätzlich",
     "praktisch", "ehrlich", "básicamente", "esencialmente", "prácticamente", "francamente",
     "практически", "фактически", "честно",
@@ -558,8 +558,9 @@ CANNOT_DECIDE_BY_LANGUAGE = {
     "en": ("can't decide", "cannot decide", "can not decide", "couldn't decide", "unable to decide",
            "can't choose", "cannot choose", "torn between", "undecided between", "can't settle",
            "cannot settle", "can't pick", "cannot pick"),
-    "fr": ("je n'arrive pas à choisir", "je n'arrive pas à décider", "je ne peux pas choisir",
-           "je ne peux pas décider", "je ne sais pas choisir", "hésite entre", "j'hésite entre"),
+    # (the lexer splits an elided article from its word: "n'arrive" is "n'" "arrive")
+    "fr": ("n' arrive pas à choisir", "n' arrive pas à décider", "ne peux pas choisir", "ne peux pas décider",
+           "ne sais pas choisir", "hésite entre", "ne parviens pas à choisir", "ne parviens pas à trancher"),
     "de": ("kann mich nicht entscheiden", "nicht entscheiden", "schwanke zwischen", "unentschlossen"),
     "es": ("no puedo decidir", "no puedo decidirme", "no me decido", "no logro decidir", "dudo entre",
            "indeciso entre", "indecisa entre"),
@@ -585,7 +586,7 @@ CJK_BASE_RATE = ("基础比率", "基准率", "基本比率", "基率", "基準�
 ADOPT_BY_LANGUAGE = {
     "en": ("go with", "going with", "stick with", "sticking with", "stick to", "use", "using", "take",
            "taking", "adopt", "keep", "default to", "rely on", "anchor on", "answer with"),
-    "fr": ("retiens", "garde", "prends", "utilise", "m'en tiens", "reste sur", "adopte"),
+    "fr": ("retiens", "garde", "prends", "utilise", "m' en tiens", "reste sur", "adopte"),
     "de": ("bleibe bei", "nehme", "übernehme", "verwende", "halte mich an"),
     "es": ("me quedo con", "uso", "tomo", "adopto", "mantengo", "me atengo a"),
     "ru": ("остановлюсь на", "беру", "возьму", "использую", "принимаю"),

@@ -77,7 +77,7 @@ def test_optbench_explain(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_optbench_explain_reads_standard_input_and_the_cut_off_flag(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO("The probability is 10".encode())))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"The probability is 10")))
     assert cli.main(["explain", "-", "--truncated", "yes"]) == 0
     assert "reading: none, truncated [decide.truncated]" in capsys.readouterr().out
     assert cli.main(["explain", "The probability is 10", "--truncated", "no"]) == 0
