@@ -156,3 +156,10 @@ def test_explain_agrees_with_parse_answer(name: str) -> None:
         parsed = parse_answer(reply, question=question, truncated=truncated)
         found = X.explain(reply, question=question, truncated=truncated)
         assert (found.value, found.reason, found.rule) == (parsed.value, parsed.reason, parsed.rule)
+
+
+def test_the_documentation_lists_every_rule() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "answer-extraction.md").read_text(encoding="utf-8")
+    assert [r.name for r in rules.all_rules() if f"| `{r.name}` |" not in page] == []
