@@ -585,54 +585,64 @@ class Reader(Context):
         q.how, q.strength = "short sentence", 1
 
     def _echo_checks(self, q: Quantity) -> None:
+        """The context rules, in order: the first that gives ``q`` a role decides."""
         qn = self.question
         if qn is None:
             return
+        role = self._echoed(q, qn)
+        if role is not None:
+            q.role = role
+            return
+        event = self._stated_event(q)
+        if event is None and q.how == "head" and q.prob and q.event is None and self._named_probability(q):
+            q.role = "a probability of a kind (the binomial probability), of no named event"
+        elif event is not None and not E.matches(event, qn):
+            q.role = "the probability of another event"
+        elif self._given_the_asked_event(q, qn):
+            q.role = "conditional on the asked event (given that it happens, ...)"
+        elif self._premise(q, event):
+            q.role = "the premise of a question the reply asks"
+
+    def _echoed(self, q: Quantity, qn: E.Question) -> str | None:
+        """context.quoted, context.restated-from-question, context.echo-number."""
         raw = self.toks[q.first].value
         if q.how != "label" and (
                 (q.first >= 2 and E.number_context(self.toks, q.first) in qn.contexts) or self._quoted(q, qn)):
-            q.role = "quoted from the question"
-            return
+            return "quoted from the question"
         if q.strength <= 1 and q.form == "point" and (
                 (q.pct and raw in qn.percent_numbers) or (not q.pct and raw in qn.plain_numbers)):
-            q.role = "restated from the question"
-            return
+            return "restated from the question"
         if qn.binary and q.answer_head and not q.pct and raw in qn.plain_numbers:
-            q.role = "a number from the question (echo)"
-            return
+            return "a number from the question (echo)"
+        return None
+
+    def _stated_event(self, q: Quantity) -> E.Event | None:
+        """The event ``q`` is stated for: its own, or for "this event" the one named before; for
+        "The probability is X" with none, the question the reply asked just before, else the
+        event of the probability stated before ("The probability of E is 100%. Therefore, the
+        probability is 100%."), else one named in the sentence before ("..., which is the
+        probability of E. So, the probability is 1/2.")."""
         event = q.event
         if event is not None and E.is_generic(event):
-            # "... the probability of choosing a volunteer. The probability of this event is 0"
-            event = self._event_named_before(q.first) or event
-        elif event is None and q.how == "head" and q.prob:
-            # "What is the probability that a coin lands heads? The probability is 50%."
-            event = self._event_asked_just_before(q.first)
-            if event is None:
-                # "The probability of E is 100%. Therefore, the probability is 100%.": E again;
-                # also when E was named without a number in the sentence before ("..., which is
-                # the probability of E. So, the probability is 1/2.").
-                event = self._event_stated_before(q)
-                s = self.sent[q.first] - 1
-                while s > 0 and not self.sent_words[s]:
-                    s -= 1  # the sentence before, past empty lines
-                if event is None and s >= 0:
-                    event = self._event_named_before(q.first, lo=self.sent_start[s])
-            if event is None and self._named_probability(q):
-                q.role = "a probability of a kind (the binomial probability), of no named event"
-                return
-        if event is not None and not E.matches(event, qn):
-            q.role = "the probability of another event"
-            return
-        if self._given_the_asked_event(q, qn):
-            q.role = "conditional on the asked event (given that it happens, ...)"
-            return
+            return self._event_named_before(q.first) or event
+        if event is not None or q.how != "head" or not q.prob:
+            return event
+        event = self._event_asked_just_before(q.first) or self._event_stated_before(q)
+        if event is None:
+            s = self.sent[q.first] - 1
+            while s > 0 and not self.sent_words[s]:
+                s -= 1  # the sentence before, past empty lines
+            if s >= 0:
+                event = self._event_named_before(q.first, lo=self.sent_start[s])
+        return event
+
+    def _premise(self, q: Quantity, event: E.Event | None) -> bool:
+        """"A salesman has a 40% chance of closing. What is the probability that ...?": the
+        number is a given of a problem the reply invents (unless it names the asked event)."""
         s = self.sent[q.first]
         named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
-        if (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
-                and self.asks_probability(s + 1)):
-            # "A salesman has a 40% chance of closing. What is the probability that ...?": the
-            # number is a given of a problem the reply invents (unless it names the asked event).
-            q.role = "the premise of a question the reply asks"
+        return (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
+                and self.asks_probability(s + 1))
 
     def _named_probability(self, q: Quantity) -> bool:
         """"The binomial probability is 0.725": a probability of a kind, naming no event."""
