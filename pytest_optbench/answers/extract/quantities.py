@@ -171,6 +171,9 @@ class Numbers:
         return 0
 
     def _quantity(self, i: int) -> Quantity:
+        """The quantity starting at number token ``i``: its percent sign or word, then the first
+        of the forms that fits (an even chance, "1-in-4", odds with a side, "7/10", "1 in 5",
+        a range), each a step of its own."""
         toks, n = self.toks, self.n
         t = toks[i]
         q = Quantity(i, i, t.value, pct=t.pct or t.ratio, words=t.words, anchor=i)
@@ -186,46 +189,69 @@ class Numbers:
         if k:
             q.pct, q.last, j = True, j + k - 1, j + k
         if j < n and toks[j].kind == PUNCT and toks[j].text == "\u2030":
-            q.role, q.last = PER_MILLE, j
+            q.role, q.rule, q.last = PER_MILLE, PER_MILLE_RULE.name, j
             return q
-        if q.pct or t.ratio:
-            self._range_from(q, i, j)
-            return q
-        if (t.value == 50 and j + 1 < n and toks[j].text in ("-", "/", "на", ":") and toks[j + 1].kind == NUM
-                and toks[j + 1].value == 50):
-            q.pct, q.last = True, j + 1  # 50-50, 50/50: an even chance
-            return q
-        if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
-                and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
-            return self._fraction(q, t.value, toks[j + 3].value, j + 3)  # "a 1-in-4 chance"
-        if j + 1 < n and toks[j].text in W.ODDS_JOINERS and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
-            odds = self._odds(q, t.value, toks[j + 1].value, j + 1)
-            if odds is not None:
-                return odds
-        # Fractions and odds: 7/10, 65 out of 100, 1 in 5, une chance sur trois, 1 из 5.
-        if j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM:
-            d = toks[j + 1]
-            if j + 3 < n and toks[j + 2].text == "/" and toks[j + 3].kind == NUM:
-                q.last = j + 3
-                q.role = "a date"
-                return q
-            return self._fraction(q, t.value, d.value, j + 1)
-        k = phrase_at(toks, j, W.ODDS_BETWEEN) if j < n and toks[j].kind == WORD else 0
-        if k and j + k < n and toks[j + k].kind == NUM:
-            d = toks[j + k]
-            joiner = tuple(toks[m].text for m in range(j, j + k))
-            if joiner in W.ODDS_TOTAL_FIRST:  # "5 में से 1"
-                return self._fraction(q, d.value, t.value, j + k)
-            explicit = joiner in (("out", "of"), ("of", "every"), ("in", "every"))
-            plausible = explicit or (0 <= t.value <= d.value and d.value >= 2 and float(d.value).is_integer()
-                         and float(t.value).is_integer() and not 1800 <= d.value <= 2100
-                         and not self.pct_after(j + k + 1))
-            if joiner in (("de",), ("من",), ("на",), ("a",), ("en",)) and not t.words:
-                plausible = plausible and self.pct_after(j + k + 1) == 0 and t.value < d.value and d.value in (2, 3, 4, 5, 6, 8, 10, 20, 100)
-            if plausible:
-                return self._fraction(q, t.value, d.value, j + k)
+        if not (q.pct or t.ratio):
+            for form in (self._even_chance, self._hyphenated_odds, self._odds_after, self._slash_fraction,
+                         self._odds_between):
+                found = form(q, t, j)
+                if found is not None:
+                    return found
         self._range_from(q, i, j)
         return q
+
+    def _even_chance(self, q: Quantity, t: Tok, j: int) -> Quantity | None:
+        """"50-50", "50/50", "50 на 50": an even chance."""
+        toks, n = self.toks, self.n
+        if (t.value == 50 and j + 1 < n and toks[j].text in ("-", "/", "на", ":") and toks[j + 1].kind == NUM
+                and toks[j + 1].value == 50):
+            q.pct, q.last = True, j + 1
+            return q
+        return None
+
+    def _hyphenated_odds(self, q: Quantity, t: Tok, j: int) -> Quantity | None:
+        """"a 1-in-4 chance", "1-out-of-5"."""
+        toks, n = self.toks, self.n
+        if (j + 3 < n and toks[j].text == "-" and toks[j + 1].text in ("in", "out") and toks[j + 2].text == "-"
+                and toks[j + 3].kind == NUM and toks[j + 3].value > 0):
+            return self._fraction(q, t.value, toks[j + 3].value, j + 3)
+        return None
+
+    def _odds_after(self, q: Quantity, t: Tok, j: int) -> Quantity | None:
+        """"3 to 1 against", "3 contre 1", "3 zu 1 dagegen" (``_odds``)."""
+        toks, n = self.toks, self.n
+        if j + 1 < n and toks[j].text in W.ODDS_JOINERS and toks[j + 1].kind == NUM and toks[j + 1].value <= t.value:
+            return self._odds(q, t.value, toks[j + 1].value, j + 1)
+        return None
+
+    def _slash_fraction(self, q: Quantity, t: Tok, j: int) -> Quantity | None:
+        """"7/10" (a fraction), "12/05/2023" (a date)."""
+        toks, n = self.toks, self.n
+        if not (j + 1 < n and toks[j].kind == PUNCT and toks[j].text == "/" and toks[j + 1].kind == NUM):
+            return None
+        if j + 3 < n and toks[j + 2].text == "/" and toks[j + 3].kind == NUM:
+            q.last, q.role, q.rule = j + 3, DATE.text, DATE.name
+            return q
+        return self._fraction(q, t.value, toks[j + 1].value, j + 1)
+
+    def _odds_between(self, q: Quantity, t: Tok, j: int) -> Quantity | None:
+        """"65 out of 100", "1 in 5", "une chance sur trois", "1 из 5", "5 में से 1": a part and a
+        total joined by words, when they are plausibly one (whole numbers, the part no larger)."""
+        toks, n = self.toks, self.n
+        k = phrase_at(toks, j, W.ODDS_BETWEEN) if j < n and toks[j].kind == WORD else 0
+        if not k or j + k >= n or toks[j + k].kind != NUM:
+            return None
+        d = toks[j + k]
+        joiner = tuple(toks[m].text for m in range(j, j + k))
+        if joiner in W.ODDS_TOTAL_FIRST:  # "5 में से 1"
+            return self._fraction(q, d.value, t.value, j + k)
+        after = self.pct_after(j + k + 1)
+        plausible = joiner in (("out", "of"), ("of", "every"), ("in", "every")) or (
+            0 <= t.value <= d.value and d.value >= 2 and float(d.value).is_integer()
+            and float(t.value).is_integer() and not 1800 <= d.value <= 2100 and not after)
+        if joiner in (("de",), ("من",), ("на",), ("a",), ("en",)) and not t.words:
+            plausible = plausible and after == 0 and t.value < d.value and d.value in (2, 3, 4, 5, 6, 8, 10, 20, 100)
+        return self._fraction(q, t.value, d.value, j + k) if plausible else None
 
     def _odds(self, q: Quantity, x: float, y: float, last: int) -> Quantity | None:
         """"3 to 1 in favour" (75), "3 to 1 against" (25), "3 contre 1", "3 zu 1 dagegen": the
