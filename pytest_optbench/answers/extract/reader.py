@@ -404,53 +404,21 @@ class Reader(Context):
         return False
 
     def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
-        strip = _HEAD_LINKS
-        texts = [t.text for t in between]
-        link = None
-        copulas = 0
-        relative = False  # ", which is X": a relative clause, about the noun right before it
-        while texts and texts[-1] in strip:
-            if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in W.OF_LIKE):
-                return False  # "a pool of 5%": "of" after an event is not a copula
-            if link is None:
-                link = texts[-1]
-            if texts[-1] not in (",", "which", "that", "it"):
-                copulas += 1
-            relative = relative or texts[-1] == "which"
-            texts.pop()
+        """Is what lies between a head ("the probability") and ``q`` a copula and, optionally,
+        the event ("that E is", ", dass E, liegt bei")? If so ``q`` is presented by the head."""
+        links = _links_before_number([t.text for t in between])
+        if links is None:
+            return False  # "a pool of 5%": "of" after an event is not a copula
+        texts, link, copulas, relative = links
         is_prob = head.text in W.PROBABILITY_HEADS
-        ascii_head = head.text.isascii()
-        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x) for x in texts) \
-                and any(is_number_text(x) for x in texts):
-            texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
-        while texts and texts[0] in (",", "—", ":"):
-            texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
-        for k in range(len(texts) - 2):
-            if texts[k] == "," and (texts[k + 1] == "let's" or (texts[k + 1] in W.STEP_SUBJECTS
-                                                                and texts[k + 2] in W.NEW_CLAUSE_VERBS)):
-                # "the probability of E, we need to calculate the number of X, which is 25%"
-                return False
-        if relative and any(x in W.QUANTITY_NOUNS for x in texts):
-            # "the probability of E can be calculated based on the total number of places, which
-            # is 6": the relative clause is about the nearer noun.
+        if _new_clause(texts) or (relative and any(x in W.QUANTITY_NOUNS for x in texts)):
+            # "the probability of E, we need to calculate the number of X, which is 25%"; "... based on
+            # the total number of places, which is 6": the number belongs to the nearer clause or noun.
             return False
-        if texts:
-            if not copulas and (ascii_head or head.text == "вероятностью"):
-                return False
-            opener = texts[0]
-            if (ascii_head and opener not in W.EVENT_OPENERS and opener not in ("to", "on", "in", "for", "about")
-                    and not opener.startswith("qu'")):
-                # "the answer is no, 7/8 ..." / "probability distribution X": not a statement of X
-                return False
-            if head.text in W.ANSWER_HEADS and not is_prob and opener not in ("to", "for", "on", "is"):
-                return False
-            desc = texts[1:] if opener in W.EVENT_OPENERS or opener in ("to", "on", "in", "for", "about") else texts
-            if len(desc) > 35:
-                return False
-        else:
-            desc = []
-        label_like = link in (":", "=")
-        self._set_head(q, is_prob, label_like, "", desc, answer_head=not is_prob)
+        desc = _event_description(head, is_prob, texts, copulas) if texts else []
+        if desc is None:
+            return False
+        self._set_head(q, is_prob, link in (":", "="), "", desc, answer_head=not is_prob)
         return True
 
     def _set_head(self, q: Quantity, is_prob: bool, label_like: bool, raw_before: str, desc: list[str],
@@ -966,6 +934,56 @@ def _names_an_answer(words: list[str]) -> bool:
         return True
     return any(w in W.LEADIN_VERBS for w in words) and (
         any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
+
+
+_EVENT_PREPOSITIONS = ("to", "on", "in", "for", "about")
+
+
+def _links_before_number(texts: list[str]) -> tuple[list[str], str | None, int, bool] | None:
+    """Strip the copulas and links right before the number ("... is roughly", ", which is"):
+    (the rest, the last link, how many copulas, a relative "which"), or None when an "of"
+    follows an event ("a pool of 5%"). An arithmetic expression left over is a step, not an
+    event ("the probability is 1 - 0.6, which is 0.4"); leading commas and dashes go."""
+    link = None
+    copulas = 0
+    relative = False
+    while texts and texts[-1] in _HEAD_LINKS:
+        if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in _HEAD_LINKS or texts[-2] in W.OF_LIKE):
+            return None
+        if link is None:
+            link = texts[-1]
+        if texts[-1] not in (",", "which", "that", "it"):
+            copulas += 1
+        relative = relative or texts[-1] == "which"
+        texts = texts[:-1]
+    if texts and any(is_number_text(x) for x in texts) and all(
+            x in _HEAD_LINKS or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x) for x in texts):
+        texts = []
+    while texts and texts[0] in (",", "—", ":"):
+        texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
+    return texts, link, copulas, relative
+
+
+def _new_clause(texts: list[str]) -> bool:
+    """", we need to ...", ", let's ...": a clause of its own between the head and the number."""
+    return any(texts[k] == "," and (texts[k + 1] == "let's" or (
+        texts[k + 1] in W.STEP_SUBJECTS and texts[k + 2] in W.NEW_CLAUSE_VERBS)) for k in range(len(texts) - 2))
+
+
+def _event_description(head: Tok, is_prob: bool, texts: list[str], copulas: int) -> list[str] | None:
+    """The event between a head and its number ("that the store opens"), or None when the words
+    there are no event ("the answer is no, 7/8 ...", "probability distribution X")."""
+    ascii_head = head.text.isascii()
+    if not copulas and (ascii_head or head.text == "вероятностью"):
+        return None
+    opener = texts[0]
+    if (ascii_head and opener not in W.EVENT_OPENERS and opener not in _EVENT_PREPOSITIONS
+            and not opener.startswith("qu'")):
+        return None
+    if head.text in W.ANSWER_HEADS and not is_prob and opener not in ("to", "for", "on", "is"):
+        return None
+    desc = texts[1:] if opener in W.EVENT_OPENERS or opener in _EVENT_PREPOSITIONS else texts
+    return desc if len(desc) <= 35 else None
 
 
 # --------------------------------------------------------------------------- the rules of this module
