@@ -450,53 +450,71 @@ class Reader(Context):
     # -- "X% chance that E", "55% that they pass", "a 40% chance of"
 
     def _chance_after(self, q: Quantity) -> bool:
-        toks, n = self.toks, self.n
-        if not q.pct and not (0 < q.value < 1):
+        """"X% chance that E", "a 0.75 probability of E", "55% that they pass", "70 %
+        wahrscheinlich": a chance word (or an opener) after the number; the event follows it."""
+        j = self._chance_word_after(q)
+        if j < 0:
             return False
-        j = q.last + 1
-        if j < n and toks[j].kind == WORD and toks[j].text in ("de", "of", "des", "d'"):
-            j += 1
-        if j >= n:
-            return False
-        t = toks[j]
-        opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
-        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS)
-        if not (is_head or opener_only or (t.kind == WORD and cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
-            return False
-        # The event: after the head (and an opener), to the end of the clause.
-        c = self.clause[q.first]
-        end = self.clause_end[c] if c < len(self.clause_end) else n
-        desc_toks = [x for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
-        if desc_toks and desc_toks[0].text in W.EVENT_OPENERS:
-            desc_toks = desc_toks[1:]
-        desc = [x.text for x in desc_toks]
-        if self.truncated and end >= n and (desc or toks[n - 1].kind == WORD):
-            # "The online store has a 100% chance of attracting a" (cut off): what the chance
-            # is of is unknown.
-            q.role = "the probability of an event that is cut off"
+        desc = self._chance_event(q, j)
+        cut_off = "the probability of an event that is cut off"
+        if desc is None:
+            # "The online store has a 100% chance of attracting a" (cut off): what the chance is of is unknown.
+            q.role = cut_off
             return True
-        # "A salesman ... has a 40% chance of": the subject is part of the event.
-        p = self.prev_index(q.first)
-        subject: list[str] = []
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
-            p -= 1
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands"):
-            s = self.sent[q.first]
-            subject = [x.text for x in toks[self.sent_start[s]:p] if x.kind == WORD]
-            q.new_subject = subject[:1] in (["a"], ["an"])
-            if not desc:
-                q.role = "the probability of an event that is cut off"
-                q.how = None
-                return True
-        q.how = "chance"
-        q.strength = 2
-        q.prob = True
-        pronoun = subject[-1:] in (["there"], ["it"], ["this"], ["i"]) or not subject
-        words = desc if pronoun else subject + desc
+        subject = self._chance_subject(q)
+        if subject is not None and not desc:
+            q.role, q.how = cut_off, None
+            return True
+        q.how, q.strength, q.prob = "chance", 2, True
+        pronoun = not subject or subject[-1:] in (["there"], ["it"], ["this"], ["i"])
+        words = desc if pronoun or subject is None else subject + desc
         if words:
             raw = "".join(words)
             q.event = E.make_event(words, raw if not raw.isascii() else "")
         return True
+
+    def _chance_word_after(self, q: Quantity) -> int:
+        """The chance word after ``q`` (past "of", "de"), or -1."""
+        toks, n = self.toks, self.n
+        if not q.pct and not (0 < q.value < 1):
+            return -1
+        j = q.last + 1
+        if j < n and toks[j].kind == WORD and toks[j].text in ("de", "of", "des", "d'"):
+            j += 1
+        if j >= n or toks[j].kind != WORD:
+            return -1
+        t = toks[j]
+        opener_only = t.text in ("that", "que", "dass", "chance") and q.pct
+        if t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS or opener_only or cjk_has(
+                t.text, W.CJK_PROBABILITY_HEADS):
+            return j
+        return -1
+
+    def _chance_event(self, q: Quantity, j: int) -> list[str] | None:
+        """The event after the chance word at ``j``, to the end of the clause; None when a
+        cut-off reply ends inside it."""
+        toks, n = self.toks, self.n
+        c = self.clause[q.first]
+        end = self.clause_end[c] if c < len(self.clause_end) else n
+        desc = [x.text for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
+        if desc and desc[0] in W.EVENT_OPENERS:
+            desc = desc[1:]
+        if self.truncated and end >= n and (desc or toks[n - 1].kind == WORD):
+            return None
+        return desc
+
+    def _chance_subject(self, q: Quantity) -> list[str] | None:
+        """"A salesman ... has a 40% chance of": the words before "has" are part of the event
+        (``q.new_subject`` when they start with "a"); None when no such verb comes before."""
+        toks = self.toks
+        p = self.prev_index(q.first)
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
+            p -= 1
+        if not (p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands")):
+            return None
+        subject = [x.text for x in toks[self.sent_start[self.sent[q.first]]:p] if x.kind == WORD]
+        q.new_subject = subject[:1] in (["a"], ["an"])
+        return subject
 
     # -- "I'd say 70%", "I'd put it at 92%", "Je dirais 70 %", "Ich schätze 70 %"
 
