@@ -708,43 +708,43 @@ class Reader(Context):
         """Mark the quantity a cut-off reply ends on (see the README's rule 5)."""
         if self.truncated is False:
             return
-        toks = self.toks
         k = self.n - 1
-        while k >= 0 and toks[k].kind == NL:
+        while k >= 0 and self.toks[k].kind == NL:
             k -= 1
         if k < 0:
             return
-        t = toks[k]
-        owner = self.owner[k]
-        unfinished_joiner = False
-        zero_dot = False
-        if t.kind == PUNCT and t.text == "." and k >= 1 and toks[k - 1].kind == NUM and not t.space:
-            # "is 0." (and, when known to be cut, "is 60."): the decimals are missing.
-            num = toks[k - 1]
-            owner = self.owner[k - 1]
-            if owner < 0 or self.qs[owner].last != k - 1 or num.decimals:
-                return
-            if num.value == 0 or self.truncated:
-                zero_dot = num.value != 100
-            else:
-                return
-        elif t.kind in (WORD, PUNCT) and owner < 0 and k >= 1 and self.owner[k - 1] >= 0:
-            if t.text in ("in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"):
-                owner = self.owner[k - 1]
-                unfinished_joiner = True
-            else:
-                return
-        elif t.kind != NUM or owner < 0 or self.qs[owner].last != k:
+        end = self._unfinished_end(k)
+        if end is None:
             return
-        q = self.qs[owner]
-        if not (zero_dot or unfinished_joiner) and q.value == 100 and not toks[q.last].decimals:
+        q, zero_dot, joiner = end
+        if not (zero_dot or joiner) and q.value == 100 and not self.toks[q.last].decimals:
             return  # "is 100": no continuation gives another value on the scale
         # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
         # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
-        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self.whole_reply())):
+        if self.truncated is None and (not (zero_dot or joiner) or (zero_dot and self.whole_reply())):
             return
         q.cut = True
-        self.cut_unfinished = unfinished_joiner or zero_dot
+        self.cut_unfinished = joiner or zero_dot
+
+    def _unfinished_end(self, k: int) -> tuple[Quantity, bool, bool] | None:
+        """The quantity the reply ends on at token ``k``, with (the decimals are missing after
+        "0.", an unfinished joiner "1 in" follows), or None when it ends on no quantity."""
+        toks = self.toks
+        t = toks[k]
+        owner = self.owner[k]
+        if t.kind == PUNCT and t.text == "." and k >= 1 and toks[k - 1].kind == NUM and not t.space:
+            # "is 0." (and, when known to be cut, "is 60."): the decimals are missing.
+            num, owner = toks[k - 1], self.owner[k - 1]
+            if owner < 0 or self.qs[owner].last != k - 1 or num.decimals or not (num.value == 0 or self.truncated):
+                return None
+            return self.qs[owner], num.value != 100, False
+        if t.kind in (WORD, PUNCT) and owner < 0 and k >= 1 and self.owner[k - 1] >= 0:
+            if t.text in _UNFINISHED_JOINERS:
+                return self.qs[self.owner[k - 1]], False, True
+            return None
+        if t.kind != NUM or owner < 0 or self.qs[owner].last != k:
+            return None
+        return self.qs[owner], False, False
 
     def scale(self, q: Quantity) -> None:
         """A bare value in (0, 1) -- or exactly 1 in a sentence about the probability -- is on
@@ -955,6 +955,8 @@ def _names_an_answer(words: list[str]) -> bool:
 
 
 _EVENT_PREPOSITIONS = ("to", "on", "in", "for", "about")
+# A reply cut off after one of these, right after a number, had its other end coming ("1 in", "20 to").
+_UNFINISHED_JOINERS = frozenset({"in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"})
 
 
 def _links_before_number(texts: list[str]) -> tuple[list[str], str | None, int, bool] | None:
