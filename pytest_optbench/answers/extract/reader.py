@@ -543,32 +543,42 @@ class Reader(Context):
     # -- "About 65%.", "Or 80%.", "most likely around 65", a line that is only "**75**"
 
     def _phrase(self, q: Quantity, a: int) -> None:
+        """present.phrase, else present.short-sentence (see their entries)."""
         c = self.clause[q.first]
-        s = self.sent[q.first]
         # Bound phrases right before the number ("не более", "no more than") are part of it.
         anchor = q.anchor if q.result else q.first
         bound_words = sum(1 for m in range(a, anchor) if not is_phrase_word(self.toks[m]))
         if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
-            q.how = "phrase"
-            whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
-            first_clause = self.clause_start[c] <= self.first_content
-            conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
-                             for m in range(max(self.clause_start[c], q.first - 6), q.first))
-            q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
-            q.standalone = whole_sentence and self.sent_words[s] <= 4
-            return
+            self._phrase_strength(q, c)
+        elif self._short_sentence(q):
+            q.how, q.strength = "short sentence", 1
+
+    def _phrase_strength(self, q: Quantity, c: int) -> None:
+        """A phrase is explicit (2) when it is a whole sentence, the reply's first clause or a
+        conclusion ("..., so 55"); a trailing phrase is weak (1)."""
+        s = self.sent[q.first]
+        q.how = "phrase"
+        whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
+        first_clause = self.clause_start[c] <= self.first_content
+        conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
+                         for m in range(max(self.clause_start[c], q.first - 6), q.first))
+        q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
+        q.standalone = whole_sentence and self.sent_words[s] <= 4
+
+    def _short_sentence(self, q: Quantity) -> bool:
+        """A percentage alone in a short sentence, not negated, not a degree of a quality ("is
+        100% accurate") and not about a subject of its own ("The passing grade is 60%")."""
+        s = self.sent[q.first]
         if not (self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct and not q.fraction
                 and not self.sent_negated[s]):
-            return
+            return False
         after = self.toks[q.last + 1] if q.last + 1 < self.n else None
         if (after is not None and after.kind == WORD and after.text.isascii() and after.text not in W.FOLLOWERS_OK
                 and after.text not in W.CHANCE_WORDS and after.text not in W.PROBABILITY_HEADS):
-            return  # "will be 100 percent spontaneous", "is 100% accurate": a degree of a quality
+            return False
         before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
         words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
-        if any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS):
-            return  # "The passing grade is 60%", "The base rate is 30%": a fact about something else
-        q.how, q.strength = "short sentence", 1
+        return not (any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS))
 
     def _echo_checks(self, q: Quantity) -> None:
         """The context rules, in order: the first that gives ``q`` a role decides."""
