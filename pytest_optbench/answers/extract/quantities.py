@@ -23,6 +23,7 @@ SCALE_ROLE = "the instruction's scale (from 0 to 100)"
 OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
 RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
+_SCALE_WORDS = frozenset({"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"})
 
 
 @dataclass(slots=True)
@@ -306,44 +307,57 @@ class Numbers:
         return q
 
     def _range_from(self, q: Quantity, i: int, j: int) -> None:
-        """``q`` (tokens i..j-1) may start a range: 20-30%, 20 to 30 percent, between 20 and 30."""
+        """``q`` (tokens i..j-1) may start a range: 20-30%, 20 to 30 percent, between 20 and 30;
+        or carry an error margin: 20 ± 5."""
         toks, n = self.toks, self.n
         if j >= n:
             return
         opener = phrase_before(toks, i, W.RANGE_OPENERS)
-        joiners = _RANGE_JOINERS_AFTER_OPENER if opener else W.RANGE_JOINERS
-        k = phrase_at(toks, j, joiners)
+        k = phrase_at(toks, j, _RANGE_JOINERS_AFTER_OPENER if opener else W.RANGE_JOINERS)
         if not k or j + k >= n or toks[j + k].kind != NUM:
-            if j < n and toks[j].kind == PUNCT and toks[j].text == "±" and j + 1 < n and toks[j + 1].kind == NUM:
+            if toks[j].kind == PUNCT and toks[j].text == "±" and j + 1 < n and toks[j + 1].kind == NUM:
                 q.last = j + 1 + self.pct_after(j + 2)
             return
-        y = toks[j + k]
-        if y.odd or y.words != q.words and not y.words and q.words:
+        last = self._range_end(q, i, j, k)
+        if last < 0:
             return
-        low, high = q.value if not toks[i].ratio else toks[i].value, y.value
-        joiner = toks[j].text
-        if low >= high:
-            return  # "100 - 1" is arithmetic, "27 BCE to 19 CE" two numbers
-        if (q.pct or self.pct_after(j + k + 1)) and high > 100:
-            return  # "84% - 960": arithmetic, not a range of percentages
-        if joiner == "-" and (toks[j].space != toks[j + 1].space):
-            return
-        kp = self.pct_after(j + k + 1)
-        last = j + k + kp
-        if last + 1 < n and toks[last + 1].text in RESULT_LINKS:
-            return  # "20 - 30 = -10" is arithmetic
+        low, high = q.value if not toks[i].ratio else toks[i].value, toks[j + k].value
         q.form, q.low, q.high = "range", low, high
         q.value = (low + high) / 2
-        q.pct = q.pct or kp > 0
+        q.pct = q.pct or last > j + k
         q.last = last
         if opener:
             q.anchor = q.first  # the opener is found again when looking back
-        if low in (0, 1) and high in (10, 100) and (opener or joiner in ("-", "–", "to", "bis", "à", "a", "до")):
-            scale_words = {"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"}
-            before = {toks[m].text for m in range(max(0, i - 4), i)}
-            after = {toks[m].text for m in range(last + 1, min(n, last + 4))}
-            if low == 0 and high == 100 or scale_words & (before | after):
-                q.role = SCALE_ROLE
+        if self._is_scale(i, last, low, high, bool(opener), toks[j].text):
+            q.role, q.rule = SCALE_ROLE, SCALE.name
+
+    def _range_end(self, q: Quantity, i: int, j: int, k: int) -> int:
+        """The last token of the range ``q`` .. joiner (j, k tokens) .. the other end, or -1
+        when the two numbers are no range: the other end odd, or in words when the first is not,
+        not above the first ("100 - 1", "27 BCE to 19 CE"), over 100 for percentages ("84% -
+        960"), an unevenly spaced hyphen, or followed by "=" ("20 - 30 = -10": arithmetic)."""
+        toks, n = self.toks, self.n
+        y = toks[j + k]
+        if y.odd or y.words != q.words and not y.words and q.words:
+            return -1
+        low = q.value if not toks[i].ratio else toks[i].value
+        kp = self.pct_after(j + k + 1)
+        if low >= y.value or ((q.pct or kp) and y.value > 100):
+            return -1
+        if toks[j].text == "-" and (toks[j].space != toks[j + 1].space):
+            return -1
+        last = j + k + kp
+        if last + 1 < n and toks[last + 1].text in RESULT_LINKS:
+            return -1
+        return last
+
+    def _is_scale(self, i: int, last: int, low: float, high: float, opener: bool, joiner: str) -> bool:
+        """"from 0 to 100", "a 0-100 scale", "1-10 scale": the instruction's scale."""
+        if not (low in (0, 1) and high in (10, 100) and (opener or joiner in ("-", "–", "to", "bis", "à", "a", "до"))):
+            return False
+        toks = self.toks
+        near = {toks[m].text for m in range(max(0, i - 4), i)} | {toks[m].text for m in range(last + 1, min(self.n, last + 4))}
+        return (low == 0 and high == 100) or bool(_SCALE_WORDS & near)
 
     def gap(self, a: Quantity, b: Quantity) -> list[Tok]:
         return self.toks[a.last + 1:b.first]
