@@ -23,6 +23,7 @@ SCALE_ROLE = "the instruction's scale (from 0 to 100)"
 OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
 RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
+_RESULT_FILLERS = frozenset({"is", "approximately", "about", "roughly", "which", ","})
 _SCALE_WORDS = frozenset({"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"})
 
 
@@ -374,12 +375,11 @@ class Numbers:
         chain_start = -1
         for k in range(1, len(qs)):
             a, b = qs[k - 1], qs[k]
-            gap = [t for t in self.gap(a, b)]
+            gap = self.gap(a, b)
             texts = [t.text for t in gap]
             if len(texts) > 3 or any(t.kind == NL for t in gap):
                 chain_start = -1
-                continue
-            if len(texts) == 1 and texts[0] in OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):
+            elif len(texts) == 1 and texts[0] in OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):
                 if texts == ["-"] and a.form == "range":
                     continue
                 a.operand = b.operand = True
@@ -388,28 +388,30 @@ class Numbers:
                 if chain_start < 0:
                     chain_start = a.anchor
                 b.anchor = chain_start
-                continue
-            if texts and all(x in RESULT_LINKS or x in ("is", "approximately", "about", "roughly", "which", ",")
-                             for x in texts) and any(x in RESULT_LINKS for x in texts):
-                start = chain_start if a.operand else a.anchor
-                b.result, b.anchor = True, start
-                if a.operand:
-                    expected = b.expected = self._evaluate(k - 1)
-                    if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
-                        b.role, b.rule = INCONSISTENT.text, INCONSISTENT.name
-                else:
-                    if a.role is None:
-                        a.role, a.rule = RESTATED_LATER.text, RESTATED_LATER.name
-                    if a.fraction and a.form == "point" and not b.pct and b.form == "point" and not math.isnan(a.value):
-                        # "100/100 = 1", "3/4 = 0.75": the fraction as a ratio, on the 0-1 scale.
-                        # "100/10 = 1" does not follow: 1% or certainty? (The reader's 0-1 rule.)
-                        if self._close(a.value / 100, b.value):
-                            b.value, b.pct = a.value, True
-                        elif b.value == 1 and not self._close(a.value, b.value):
-                            b.role, b.rule = RATIO_ONE.text, RATIO_ONE.name
+            else:
+                if texts and all(x in RESULT_LINKS or x in _RESULT_FILLERS for x in texts) and any(
+                        x in RESULT_LINKS for x in texts):
+                    self._result(k, chain_start)
                 chain_start = -1
-                continue
-            chain_start = -1
+
+    def _result(self, k: int, chain_start: int) -> None:
+        """``qs[k]`` follows "=" after ``qs[k - 1]``: checked against a single operation before
+        it, or restating the number before it ("3/4 = 0.75": the fraction as a ratio, on the 0-1
+        scale; "100/10 = 1" does not follow: 1% or certainty?)."""
+        a, b = self.qs[k - 1], self.qs[k]
+        b.result, b.anchor = True, chain_start if a.operand else a.anchor
+        if a.operand:
+            expected = b.expected = self._evaluate(k - 1)
+            if expected is not None and not self._close(expected, b.value if not b.pct else self.toks[b.first].value):
+                b.role, b.rule = INCONSISTENT.text, INCONSISTENT.name
+            return
+        if a.role is None:
+            a.role, a.rule = RESTATED_LATER.text, RESTATED_LATER.name
+        if a.fraction and a.form == "point" and not b.pct and b.form == "point" and not math.isnan(a.value):
+            if self._close(a.value / 100, b.value):
+                b.value, b.pct = a.value, True
+            elif b.value == 1 and not self._close(a.value, b.value):
+                b.role, b.rule = RATIO_ONE.text, RATIO_ONE.name
 
     def _evaluate(self, k: int) -> float | None:
         """``a op b`` ending at quantity ``k``, when it is exactly that."""
