@@ -209,7 +209,7 @@ def tokenize(text: str) -> list[Tok]:
             pos = m.end()
             space = True
             continue
-        elif _leading_dot(text, pos):
+        elif text[pos] == "." and _leading_dot(text, pos):
             tok, pos = _read_leading_dot(text, pos)
             tok.space = space
             _attach_sign(toks, tok)
@@ -579,13 +579,20 @@ def _fraction_word(toks: list[Tok], i: int) -> tuple[float, int]:
 
 
 def _even_chance(toks: list[Tok], i: int) -> int:
+    """Tokens of the even-chance idiom starting at ``i`` (the longest: "fifty-fifty chance"), or 0."""
     if toks[i].kind != WORD:
         return 0
-    for phrase in W.EVEN_CHANCE:
+    best = 0
+    for phrase in _EVEN_BY_FIRST.get(toks[i].text, ()):
         k = len(phrase)
-        if i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(k)):
-            return k
-    return 0
+        if k > best and i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(1, k)):
+            best = k
+    return best
+
+
+_EVEN_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _phrase in W.EVEN_CHANCE:
+    _EVEN_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
 
 
 def _word_number(toks: list[Tok], i: int) -> tuple[int, int]:

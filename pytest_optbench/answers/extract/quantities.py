@@ -23,6 +23,8 @@ SCALE_ROLE = "the instruction's scale (from 0 to 100)"
 OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
 RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
+# The tokens that may follow the first number of an even chance, odds or a slash fraction.
+_FORM_STARTS = frozenset({"-", "/", "на", ":"}) | W.ODDS_JOINERS
 _RESULT_FILLERS = frozenset({"is", "approximately", "about", "roughly", "which", ","})
 _SCALE_WORDS = frozenset({"scale", "from", "between", "range", "skala", "échelle", "escala", "шкале"})
 
@@ -193,12 +195,15 @@ class Numbers:
         if j < n and toks[j].kind == PUNCT and toks[j].text == "\u2030":
             q.role, q.rule, q.last = PER_MILLE, PER_MILLE_RULE.name, j
             return q
-        if not (q.pct or t.ratio):
-            for form in (self._even_chance, self._hyphenated_odds, self._odds_after, self._slash_fraction,
-                         self._odds_between):
-                found = form(q, t, j)
-                if found is not None:
-                    return found
+        if not (q.pct or t.ratio) and j < n:
+            found = None
+            if toks[j].text in _FORM_STARTS:  # "50-50", "1-in-4", "3 to 1", "7/10"
+                found = (self._even_chance(q, t, j) or self._hyphenated_odds(q, t, j) or self._odds_after(q, t, j)
+                         or self._slash_fraction(q, t, j))
+            if found is None and toks[j].kind == WORD:  # "1 in 5"
+                found = self._odds_between(q, t, j)
+            if found is not None:
+                return found
         self._range_from(q, i, j)
         return q
 

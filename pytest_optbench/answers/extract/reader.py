@@ -240,6 +240,8 @@ class Reader(Context):
         """A number right after "label:" or "label =" is presented by its label: an answer
         when the label names one (answer, estimate, probability, rating, "I'd say", or the
         question's event), otherwise something else ("Base rate: 30%", "Step 2: 1")."""
+        if a < 1 or self.toks[a - 1].text not in _LABEL_MARKS:
+            return False  # the common case, at once
         k = self._label_mark(a)
         if k < 0:
             return False
@@ -452,7 +454,7 @@ class Reader(Context):
     def _chance_after(self, q: Quantity) -> bool:
         """"X% chance that E", "a 0.75 probability of E", "55% that they pass", "70 %
         wahrscheinlich": a chance word (or an opener) after the number; the event follows it."""
-        j = self._chance_word_after(q)
+        j = self._chance_word_after(q) if q.pct or 0 < q.value < 1 else -1
         if j < 0:
             return False
         desc = self._chance_event(q, j)
@@ -589,14 +591,14 @@ class Reader(Context):
         if role is not None:
             q.role = role
             return
-        event = self._stated_event(q)
+        event = q.event if q.event is None and not (q.how == "head" and q.prob) else self._stated_event(q)
         if event is None and q.how == "head" and q.prob and q.event is None and self._named_probability(q):
             q.role = "a probability of a kind (the binomial probability), of no named event"
         elif event is not None and not E.matches(event, qn):
             q.role = "the probability of another event"
         elif self._given_the_asked_event(q, qn):
             q.role = "conditional on the asked event (given that it happens, ...)"
-        elif self._premise(q, event):
+        elif self.sent[q.first] + 1 < len(self.sent_interrogative) and self._premise(q, event):
             q.role = "the premise of a question the reply asks"
 
     def _echoed(self, q: Quantity, qn: E.Question) -> str | None:
@@ -861,7 +863,9 @@ class Reader(Context):
         toks = self.toks
         for m in range(self.n):
             t = toks[m]
-            if t.kind == WORD and (phrase_at(toks, m, W.CANNOT_DECIDE) or cjk_has(t.text, W.CJK_CANNOT_DECIDE)):
+            if t.kind != WORD or (t.text not in _CANNOT_DECIDE_FIRST and t.text.isascii()):
+                continue
+            if phrase_at(toks, m, W.CANNOT_DECIDE) or cjk_has(t.text, W.CJK_CANNOT_DECIDE):
                 return m
         return -1
 
@@ -880,7 +884,7 @@ class Reader(Context):
         toks = self.toks
         for m in range(self.n):
             t = toks[m]
-            if t.kind != WORD:
+            if t.kind != WORD or (t.text not in _ADOPT_FIRST and t.text.isascii()):
                 continue
             k = phrase_at(toks, m, W.ADOPT)
             if k:
@@ -964,6 +968,9 @@ def _names_an_answer(words: list[str]) -> bool:
         any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
 
 
+_LABEL_MARKS = frozenset({":", "=", "\u2192", "equals", "\n"})
+_CANNOT_DECIDE_FIRST = frozenset(p[0] for p in W.CANNOT_DECIDE)
+_ADOPT_FIRST = frozenset(p[0] for p in W.ADOPT)
 _EVENT_PREPOSITIONS = ("to", "on", "in", "for", "about")
 # A reply cut off after one of these, right after a number, had its other end coming ("1 in", "20 to").
 _UNFINISHED_JOINERS = frozenset({"in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"})
@@ -986,8 +993,8 @@ def _links_before_number(texts: list[str]) -> tuple[list[str], str | None, int, 
             copulas += 1
         relative = relative or texts[-1] == "which"
         texts = texts[:-1]
-    if texts and any(is_number_text(x) for x in texts) and all(
-            x in _HEAD_LINKS or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x) for x in texts):
+    if texts and all(x in _HEAD_LINKS or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x)
+                     for x in texts) and any(is_number_text(x) for x in texts):
         texts = []
     while texts and texts[0] in (",", "—", ":"):
         texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."

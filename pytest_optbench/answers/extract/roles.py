@@ -114,6 +114,7 @@ class Context(Numbers):
         self.anyhead_before: list[int] = []
         self.sent_interrogative: list[bool] = []
         self.sent_hypothetical_from: list[int] = []
+        self._product_cue: dict[int, bool] = {}
 
     def structure(self) -> None:
         """Sentence and clause ids, and per-clause and per-sentence counts (computed once)."""
@@ -123,28 +124,28 @@ class Context(Numbers):
         self._interrogatives()
         self._hypotheticals()
 
-    def _boundary(self, i: int) -> int:
-        """2: token ``i`` ends a sentence; 1: a clause; 0: neither."""
-        t = self.toks[i]
-        if t.kind == NL:
-            return 2
-        if t.kind != PUNCT or self.owner[i] >= 0:
-            return 0
-        if t.text in _SENTENCE_END and not self.abbreviation(i):
-            return 2
-        if t.text in _CLAUSE_PUNCT or (t.text in "-–" and t.space and i + 1 < self.n and self.toks[i + 1].space):
-            return 1
-        return 0
-
     def _boundaries(self) -> None:
+        """Sentence ends (a line break; ".", "!", "?", ";" outside a quantity, not after an
+        abbreviation) and clause ends (",", ":", brackets, dashes, ...)."""
         n = self.n
         sent = clause = 0
         self.sent_start.append(0)
         self.clause_start.append(0)
+        toks, owner, sent_ids, clause_ids = self.toks, self.owner, self.sent, self.clause
         for i in range(n):
-            self.sent[i] = sent
-            self.clause[i] = clause
-            boundary = self._boundary(i)
+            sent_ids[i] = sent
+            clause_ids[i] = clause
+            t = toks[i]
+            if t.kind == NL:
+                boundary = 2
+            elif t.kind != PUNCT or owner[i] >= 0:
+                continue  # the common case
+            elif t.text in _SENTENCE_END and not self.abbreviation(i):
+                boundary = 2
+            elif t.text in _CLAUSE_PUNCT or (t.text in "-–" and t.space and i + 1 < n and toks[i + 1].space):
+                boundary = 1
+            else:
+                continue
             if boundary == 2:
                 self.sent_end.append(i)
                 sent += 1
@@ -224,10 +225,17 @@ class Context(Numbers):
         otherwise 30%": every number of a conditional is hypothetical."""
         toks = self.toks
         start = self.sent_hypothetical_from = [-1] * len(self.sent_start)
+        found = False
         for i in range(self.n):
+            t = toks[i]
+            if t.kind != WORD or (t.text not in W.HYPOTHETICAL and t.text.isascii()):
+                continue
             s = self.sent[i]
             if start[s] < 0 and self._opens_hypothetical(i):
                 start[s] = i
+                found = True
+        if not found:
+            return
         for i in range(self.n):
             s = self.sent[i]
             if 0 <= start[s] and _is(toks[i], WORD, W.OTHERWISE):
@@ -259,6 +267,15 @@ class Context(Numbers):
                 break
         return k
 
+    def has_product_cue(self, s: int) -> bool:
+        """Some word of sentence ``s`` is a verb of multiplying (looked for once per sentence)."""
+        found = self._product_cue.get(s)
+        if found is None:
+            toks = self.toks
+            found = self._product_cue[s] = any(toks[m].kind == WORD and _product_cue(toks[m])
+                                               for m in range(self.sent_start[s], self.sent_end[s]))
+        return found
+
     def whole_reply(self) -> bool:
         """The reply is nothing but quantities and phrase words ("0.", "About 65%.", "Zero.")."""
         return self.other_tokens == 0
@@ -282,15 +299,30 @@ class Context(Numbers):
         """The first role rule that gives ``q`` a role decides (``q.rule`` names it)."""
         toks, n = self.toks, self.n
         first, last = q.first, q.last
-        at = At(toks[first - 1] if first > 0 else None, toks[last + 1] if last + 1 < n else None,
-                toks[last + 2] if last + 2 < n else None, self.sent[first])
-        for named, test in ROLE_RULES:
+        nxt = toks[last + 1] if last + 1 < n else None
+        p = self.prev_index(first)
+        word = toks[p] if p >= 0 and toks[p].kind == WORD else None
+        at = At(toks[first - 1] if first > 0 else None, nxt, toks[last + 2] if last + 2 < n else None, self.sent[first],
+                p, word)
+        # What the quantity is, so that a rule for other quantities is not even asked.
+        s = at.s
+        have = (PCT if q.pct else PLAIN) | (WORDS if q.words else 0)
+        if nxt is not None:
+            have |= (0 if nxt.space else GLUED) | (NEXT_WORD if nxt.kind == WORD else NEXT_PUNCT if nxt.kind == PUNCT else 0)
+        if at.prev is not None and at.prev.kind == WORD:
+            have |= PREV_WORD
+        if self.sent_interrogative[s]:
+            have |= QUESTION
+        if self.sent_hypothetical_from[s] >= 0:
+            have |= HYPOTHETICAL
+        asked = _ASKED.get(have)
+        if asked is None:
+            asked = _ASKED[have] = tuple((named.name, test) for named, test, needs in ROLE_RULES if not needs & ~have)
+        for name, test in asked:
             role = test(self, q, at)
             if role is not None:
-                q.role, q.rule = role, named.name
+                q.role, q.rule = role, name
                 return
-            if named is _LAST_FOR_PERCENT and q.pct:
-                return  # a percentage is past the rules for plain numbers
 
     def _number_lists(self) -> None:
         """"19, 17, 17, 17": three or more numbers with nothing but commas between them are a
@@ -325,17 +357,23 @@ class At:
     nxt: Tok | None
     nxt2: Tok | None
     s: int
-    p: int = -2  # ``Context.prev_index`` of the first token, once asked for
+    p: int = -1           # ``Context.prev_index`` of the first token (past hedges and bounds)
+    word: Tok | None = None  # the token there, when it is a word
 
 
 RoleTest = Callable[[Context, Quantity, At], "str | None"]
-ROLE_RULES: list[tuple[Rule, RoleTest]] = []
+ROLE_RULES: list[tuple[Rule, RoleTest, int]] = []
+# What a rule needs of a quantity before it is asked (it checks the rest itself): a token glued
+# to its end ("4th", "25°"), no percent (a plain number), a percent.
+_ASKED: dict[int, tuple[tuple[str, RoleTest], ...]] = {}  # the rules asked, in order, by what a quantity is
+GLUED, PLAIN, PCT, NEXT_WORD, NEXT_PUNCT, PREV_WORD, QUESTION, HYPOTHETICAL, WORDS = 1, 2, 4, 8, 16, 32, 64, 128, 256
 
 
-def role_rule(name: str, text: str) -> Callable[[RoleTest], RoleTest]:
-    """Register a role rule: ``text`` is the role it gives; the function's docstring says when."""
+def role_rule(name: str, text: str, needs: int = 0) -> Callable[[RoleTest], RoleTest]:
+    """Register a role rule: ``text`` is the role it gives; the function's docstring says when;
+    ``needs``: what a quantity must be for the rule to be asked (GLUED, PLAIN, PCT)."""
     def register(test: RoleTest) -> RoleTest:
-        ROLE_RULES.append((rule(name, text, (test.__doc__ or "").strip()), test))
+        ROLE_RULES.append((rule(name, text, (test.__doc__ or "").strip()), test, needs))
         return test
     return register
 
@@ -349,12 +387,13 @@ def money(c: Context, q: Quantity, at: At) -> str | None:
     prev, nxt = at.prev, at.nxt
     if prev is not None and prev.kind == PUNCT and prev.text in W.CURRENCY_SIGNS and not c.toks[q.first].space:
         return "money"
-    if _is(prev, WORD, W.CURRENCY_BEFORE) or (_is(nxt, WORD, W.CURRENCY) and not q.pct):
+    if (prev is not None and prev.kind == WORD and prev.text in W.CURRENCY_BEFORE) or (
+            nxt is not None and nxt.kind == WORD and nxt.text in W.CURRENCY and not q.pct):
         return "money"
     return None
 
 
-@role_rule("role.ordinal-or-unit", "an ordinal or a measurement")
+@role_rule("role.ordinal-or-unit", "an ordinal or a measurement", GLUED)
 def ordinal_or_unit(c: Context, q: Quantity, at: At) -> str | None:
     """"4th", "2e", "10km", "5x": a suffix glued to the number makes it an ordinal or a measurement."""
     nxt = at.nxt
@@ -363,14 +402,14 @@ def ordinal_or_unit(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.degrees", "a measurement")
+@role_rule("role.degrees", "a measurement", GLUED)
 def degrees(c: Context, q: Quantity, at: At) -> str | None:
     """"25°C", "90º": degrees."""
     nxt = at.nxt
     return "a measurement" if nxt is not None and not nxt.space and _is(nxt, PUNCT, "°º") else None
 
 
-@role_rule("role.compound", "a measurement (a compound such as 50-year-old)")
+@role_rule("role.compound", "a measurement (a compound such as 50-year-old)", GLUED | PLAIN)
 def compound(c: Context, q: Quantity, at: At) -> str | None:
     """"50-year-old", "a 2-year contract": a number glued by a hyphen to a word (not "50-50")."""
     nxt = at.nxt
@@ -397,6 +436,10 @@ def _variable_or_bracket(tok: Tok | None, brackets: str) -> bool:
     return tok is not None and ((tok.kind == PUNCT and tok.text in brackets) or (tok.kind == WORD and len(tok.text) == 1))
 
 
+_OPERAND_NEXT = frozenset(_OPERATOR_PUNCT) | {")", "×"} | W.TIMES_WORDS
+_OPERAND_PREV = frozenset(_OPERATOR_PUNCT) | {"("}
+
+
 def _times_word(tok: Tok | None) -> bool:
     return _is(tok, WORD, W.TIMES_WORDS)
 
@@ -406,6 +449,8 @@ def operand(c: Context, q: Quantity, at: At) -> str | None:
     """An operand of a formula with variables or brackets: "1 - (1 - p)", "100 * p", "(10% of
     100) * (...)", "1 - (1 - 20)", and of a product the reply leaves unfinished: "(100/100) x",
     "0.5 ×" at the end."""
+    if not ((at.nxt is not None and at.nxt.text in _OPERAND_NEXT) or (at.prev is not None and at.prev.text in _OPERAND_PREV)):
+        return None  # the common case, at once
     nxt, nxt2, prev = at.nxt, at.nxt2, at.prev
     toks, first = c.toks, q.first
     before2 = toks[first - 2] if first >= 2 else None
@@ -423,7 +468,7 @@ def operand(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.subtracted-from", "formula operand")
+@role_rule("role.subtracted-from", "formula operand", PREV_WORD)
 def subtracted_from(c: Context, q: Quantity, at: At) -> str | None:
     """"subtracting ... from 1": the number subtracted from."""
     if not _is(at.prev, WORD, ("from",)):
@@ -445,6 +490,8 @@ def product_operand(c: Context, q: Quantity, at: At) -> str | None:
     """"calculated by multiplying the probability of each step (0.025 or 2...": a number after
     a verb of multiplying in its sentence, with no result word ("is", "=", "gives") between,
     is a factor, not the result. In every bundled language (``words.PRODUCT_STEMS``)."""
+    if not c.has_product_cue(at.s):
+        return None
     toks = c.toks
     lo = max(c.sent_start[at.s], q.first - 25)
     for m in range(q.first - 1, lo - 1, -1):
@@ -456,7 +503,7 @@ def product_operand(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.whole-of-share", "the whole of a share (X% of N)")
+@role_rule("role.whole-of-share", "the whole of a share (X% of N)", PREV_WORD)
 def whole_of_share(c: Context, q: Quantity, at: At) -> str | None:
     """"10% of 100": the whole a share is taken of."""
     first = q.first
@@ -465,7 +512,7 @@ def whole_of_share(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.year", "a year")
+@role_rule("role.year", "a year", PLAIN)
 def year(c: Context, q: Quantity, at: At) -> str | None:
     """A plain whole number from 1000 to 2100 written without a thousands separator: a year
     ("In 2019"; "1,250 of the" is a count)."""
@@ -482,7 +529,7 @@ def _numbered(c: Context, q: Quantity) -> bool:
     return not q.pct and q.form == "point" and not t.decimals and 0 <= t.value <= 100
 
 
-@role_rule("role.bracket-numbering", "numbering ((1))")
+@role_rule("role.bracket-numbering", "numbering ((1))", PLAIN | NEXT_PUNCT)
 def bracket_numbering(c: Context, q: Quantity, at: At) -> str | None:
     """"(1)", "(53)": an option number ("(80%)" has its percent sign)."""
     if _numbered(c, q) and _is(at.prev, PUNCT, "(") and _is(at.nxt, PUNCT, ")"):
@@ -490,7 +537,7 @@ def bracket_numbering(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.list-numbering", "list numbering (1.)")
+@role_rule("role.list-numbering", "list numbering (1.)", PLAIN | NEXT_PUNCT)
 def list_numbering(c: Context, q: Quantity, at: At) -> str | None:
     """"1. What is ...", "order. 2. The ...": a number with "." or ")" starting a line or a
     sentence with text after it. At the very start of a reply only "1." or a number whose
@@ -525,14 +572,14 @@ def _list_continues(c: Context, i: int, value: float) -> bool:
     return False
 
 
-@role_rule("role.inside-question", "inside a question (an echo or an invented question)")
+@role_rule("role.inside-question", "inside a question (an echo or an invented question)", QUESTION)
 def inside_question(c: Context, q: Quantity, at: At) -> str | None:
     """A number in a sentence that asks a question ("What is the probability that a number is
     40 or more?"): an echo of the question or a question the reply invents."""
     return "inside a question (an echo or an invented question)" if c.sent_interrogative[at.s] else None
 
 
-@role_rule("role.hypothetical", "hypothetical")
+@role_rule("role.hypothetical", "hypothetical", HYPOTHETICAL)
 def hypothetical(c: Context, q: Quantity, at: At) -> str | None:
     """"If the probability were 0.3, ...", "70% (if funding closes), otherwise 30%": a number
     for a variant (not "If I had to guess, 30%")."""
@@ -540,18 +587,10 @@ def hypothetical(c: Context, q: Quantity, at: At) -> str | None:
     return "hypothetical" if hyp >= 0 and (hyp < q.first or c.clause[hyp] == c.clause[q.first]) else None
 
 
-def _word_before(c: Context, q: Quantity, at: At) -> Tok | None:
-    """The word before the number, past hedges and bounds (None when it is no word)."""
-    if at.p == -2:
-        at.p = c.prev_index(q.first)
-    p = at.p
-    return c.toks[p] if p >= 0 and c.toks[p].kind == WORD else None
-
-
 @role_rule("role.negated", "negated (is not X)")
 def negated(c: Context, q: Quantity, at: At) -> str | None:
     """"is not 0.9", "neither 100% nor ...", "ist nicht 50 %": a number the reply denies."""
-    word = _word_before(c, q, at)
+    word = at.word
     if word is None or word.text not in W.NOT_BEFORE:
         return None
     if word.text != "no" or (at.p >= 1 and c.toks[at.p - 1].text in ("is", "are", "was")):
@@ -562,7 +601,7 @@ def negated(c: Context, q: Quantity, at: At) -> str | None:
 @role_rule("role.change", "a change (by X)")
 def change(c: Context, q: Quantity, at: At) -> str | None:
     """"by 10 percent", "increased 5%", "um 10 %", "на 10%": a change, not a level."""
-    word = _word_before(c, q, at)
+    word = at.word
     if word is not None and word.text in W.CHANGE_BEFORE and not (word.text == "de" and q.pct):
         return "a change (by X)"
     return None
@@ -571,7 +610,7 @@ def change(c: Context, q: Quantity, at: At) -> str | None:
 @role_rule("role.label-of-other", "numbering or a label of something else")
 def label_of_other(c: Context, q: Quantity, at: At) -> str | None:
     """"Option 2", "Step 3", "age 40", "Schritt 2": a number naming something else."""
-    word = _word_before(c, q, at)
+    word = at.word
     return "numbering or a label of something else" if word is not None and word.text in W.NUMBERING_BEFORE else None
 
 
@@ -584,7 +623,7 @@ def _cjk_share_particle(c: Context, q: Quantity) -> bool:
     return rest.startswith(W.PROPORTION_AFTER_CJK) and not cjk_has(rest, W.CJK_PROBABILITY_HEADS)
 
 
-@role_rule("role.share-cjk", "a share of something (X% of)")
+@role_rule("role.share-cjk", "a share of something (X% of)", PCT)
 def share_cjk(c: Context, q: Quantity, at: At) -> str | None:
     """"40%の学生", "40퍼센트의", "30% 的": a percentage with a particle of a share (Chinese,
     Japanese, Korean), not a probability (unless a word for probability follows: "40%の確率")."""
@@ -598,7 +637,7 @@ def share_cjk(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.share", "a share or a change (X% of, X% more)")
+@role_rule("role.share", "a share or a change (X% of, X% more)", PCT | NEXT_WORD)
 def share(c: Context, q: Quantity, at: At) -> str | None:
     """"30% of applicants", "10% more", "5% a year", "30 % der": a percentage of something or
     a change, not a probability ("a 30% chance", "30% of the chances" are not shares)."""
@@ -614,10 +653,9 @@ def share(c: Context, q: Quantity, at: At) -> str | None:
     return "a share or a change (X% of, X% more)"
 
 
-_LAST_FOR_PERCENT = ROLE_RULES[-1][0]  # role.share: a percentage stops here
 
 
-@role_rule("role.number-in-words", NUMBER_WORD_ROLE)
+@role_rule("role.number-in-words", NUMBER_WORD_ROLE, PLAIN | WORDS)
 def number_in_words(c: Context, q: Quantity, at: At) -> str | None:
     """"one of the three", "zwei Jahre": a plain number in words is no answer -- unless it is
     the whole reply with nothing but phrase words around it ("Zero.", "Cero.", "零。")."""
@@ -628,7 +666,7 @@ def number_in_words(c: Context, q: Quantity, at: At) -> str | None:
     return NUMBER_WORD_ROLE
 
 
-@role_rule("role.count-of", "a count (N of ...)")
+@role_rule("role.count-of", "a count (N of ...)", PLAIN | NEXT_WORD)
 def count_of(c: Context, q: Quantity, at: At) -> str | None:
     """"3 of the 10 applicants": a plain number followed by "of" is a count."""
     if not q.pct and not q.words and q.form == "point" and _is(at.nxt, WORD, ("of",)):
@@ -636,13 +674,13 @@ def count_of(c: Context, q: Quantity, at: At) -> str | None:
     return None
 
 
-@role_rule("role.percentile", "a percentile")
+@role_rule("role.percentile", "a percentile", PLAIN | NEXT_WORD)
 def percentile(c: Context, q: Quantity, at: At) -> str | None:
     """"the 90 percentile": a rank, not a probability."""
     return "a percentile" if not q.pct and not q.words and _is(at.nxt, WORD, ("percentile",)) else None
 
 
-@role_rule("role.count", "a count or a measurement")
+@role_rule("role.count", "a count or a measurement", PLAIN | NEXT_WORD)
 def count(c: Context, q: Quantity, at: At) -> str | None:
     """"3 boys", "10 years", "3个月", "10名": a plain number followed by a noun -- not by a
     word that may follow an answer ("65 because ...", "65 chance", "65 or more", "65です")."""
