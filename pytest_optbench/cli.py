@@ -10,7 +10,9 @@
     optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
     optbench gate REPORT              score and gate a (merged) report offline, as a session does
     optbench collect                  pick up the store's open provider batches
-    optbench bank [PATH ...]          items per suite and language, as a Markdown table
+    optbench bank [PATH ...]          items per suite and language, as a Markdown table (default: the
+                                      bank that ships with the package)
+    optbench init [DIR]               a starting point: thresholds, a suite, conftest.py, a CI workflow
     optbench explain "REPLY" [--question Q]   every number of a reply, the rule that decided
                                       its role, and the reading (or why there is none)
 """
@@ -38,7 +40,7 @@ from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
 from .suite.bank import bank_table
-from .suite.lint import ERROR, lint_paths, summary_line
+from .suite.lint import ERROR, summary_line
 from .text.display import one_line, printable
 
 
@@ -47,7 +49,9 @@ class CliError(Exception):
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    findings = lint_paths([Path(p) for p in args.paths or ["suites"]])
+    from .scoring.gates.lint import lint_project
+
+    findings = lint_project([Path(p) for p in args.paths or ["suites"]])
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))
@@ -76,8 +80,44 @@ MAX_EXPLAIN_BYTES = 1_000_000  # a reply longer than this is not one a model wro
 
 
 def cmd_bank(args: argparse.Namespace) -> int:
-    for line in bank_table([Path(p) for p in args.paths or ["suites"]]):
+    """The table of the suites under the paths; without paths, of the bank that ships."""
+    if args.paths:
+        for line in bank_table([Path(p) for p in args.paths]):
+            print(line)
+        return 0
+    from .suite.bundled import bundled
+
+    found = bundled()
+    if found is None:
+        raise CliError("this installation of pytest-optbench carries no item bank; name the suites to count "
+                       "(optbench bank PATH ...).")
+    for line in bank_table([found.suites]):
         print(line)
+    print(f"\nThe bank that ships with {found.origin}, in {found.suites}; audit it from any directory with "
+          "pytest --optbench-bank --model PROVIDER:NAME (narrow it with --language, -k, -m).")
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """A starting point in DIR: thresholds, change gates, a suite, conftest.py, the CI workflow."""
+    from .scaffold import ScaffoldError, write_scaffold
+
+    target = Path(args.dir)
+    try:
+        written = write_scaffold(target)
+    except ScaffoldError as exc:
+        raise CliError(str(exc)) from None
+    for entry in written:
+        if entry.written:
+            print(f"optbench init: wrote {target / entry.path}")
+        else:
+            print(f"optbench init: left {target / entry.path} alone (it is there already; nothing was changed)")
+    if not any(e.written for e in written):
+        print(f"optbench init: nothing written: all {len(written)} files are in {target} already")
+        return 0
+    print("Next: optbench lint .  then  pytest --optbench-bank --language en --model sim:calibrated --optbench-strict"
+          "  (a simulated model, no key); set the OPENAI_API_KEY secret and MODEL in "
+          ".github/workflows/optbench.yml for pull requests.")
     return 0
 
 
@@ -90,7 +130,7 @@ def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, 
         model = str(data["run"].get("model") or path.stem)
         pairs = [r for r in report_records(data, path) if r.kind == "inverted_pair" and r.condition == condition]
         plus, minus = pair_answers(pairs, keep_fifty)
-        for record, skew in zip(pairs, pair_skews(plus, minus)):
+        for record, skew in zip(pairs, pair_skews(plus, minus), strict=True):
             if np.isfinite(skew):
                 rows.append({"model": model, "scenario": f"{record.suite}::{record.item}",
                              "domain": record.domain or "(none)", "skew": float(skew)})
@@ -309,7 +349,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
-    gate_args = GateArgs(Path(args.report), path(args.thresholds), path(args.baseline), path(args.output),
+    gate_args = GateArgs(Path(args.report), [Path(t) for t in args.thresholds or []], path(args.baseline), path(args.output),
                          path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
                          multiplicity=args.multiplicity)
     try:
@@ -347,9 +387,30 @@ def _seconds(text: str) -> float:
     return value
 
 
+def load_plugins(modules: Sequence[str]) -> None:
+    """The kinds installed packages declare, then each ``--plugin`` module (a module of the
+    current directory is found as ``python -m`` would find it), as pytest's conftest would."""
+    import importlib
+
+    from .kinds import load_entry_points
+
+    load_entry_points()
+    if modules and "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 (the plugin's own error, whatever it is, as one sentence)
+            raise CliError(f"--plugin {module}: cannot be imported ({type(exc).__name__}: {one_line(exc, 200)})") \
+                from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (from here or the path), e.g. one that registers an item kind "
+                             "with pytest_optbench.api.register_kind; installed plugins load by themselves")
     sub = parser.add_subparsers(dest="command", required=True)
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
@@ -360,8 +421,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     explain.add_argument("--truncated", choices=("yes", "no"),
                          help="the reply hit the token limit (yes) or stopped by itself (no); default: unknown")
     explain.set_defaults(func=cmd_explain)
+    init = sub.add_parser("init", help="write a starting point: thresholds, a suite, conftest.py, a CI workflow")
+    init.add_argument("dir", nargs="?", default=".", help="where to write (default: the current directory)")
+    init.set_defaults(func=cmd_init)
     bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
-    bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
+    bank.add_argument("paths", nargs="*", help="suite files or directories (default: the bank that ships with "
+                                               "pytest-optbench)")
     bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
@@ -395,7 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.set_defaults(func=cmd_merge)
     gate = sub.add_parser("gate", help="score and gate a (merged) JSON report offline, with a session's exit codes")
     gate.add_argument("report", help="a JSON report (e.g. from optbench merge)")
-    gate.add_argument("--thresholds", metavar="PATH", help="gates file (default: thresholds.yaml here, if present)")
+    gate.add_argument("--thresholds", metavar="PATH", action="append",
+                      help="gates file (default: thresholds.yaml here, if present); repeat to add several files' gates")
     gate.add_argument("--baseline", metavar="REPORT", help="compare with an earlier run, paired by item")
     gate.add_argument("--output", "--report", dest="output", metavar="PATH", help="write the scored JSON report")
     gate.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (also to $GITHUB_STEP_SUMMARY)")
@@ -415,6 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collect.set_defaults(func=cmd_collect)
     args = parser.parse_args(argv)
     try:
+        load_plugins(args.plugin)
         return int(args.func(args))
     except (ReportError, CliError) as exc:
         print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)

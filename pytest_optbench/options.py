@@ -55,7 +55,8 @@ class RunOptions:
     n_resamples: int = 10_000
     base_rate: float | None = None
     settings: Settings = Settings()
-    thresholds_path: Path | None = None
+    thresholds_paths: tuple[Path, ...] = ()  # --thresholds (repeatable), else thresholds.yaml at the rootdir
+    bank: bool = False  # --optbench-bank: also collect the bundled item bank
     report_path: Path | None = None
     engine: EngineSettings = EngineSettings()
     languages: tuple[str, ...] = ()  # --language filters; empty: every language
@@ -161,8 +162,13 @@ def add_options(parser: pytest.Parser) -> None:
                          "repeat for several; default: every language")
     group.addoption("--keep-fifty", dest="optbench_keep_fifty", action="store_true",
                     help="count answers of exactly 50 in Skew (by default they are refusals)")
-    group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH",
-                    help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present)")
+    group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH", action="append",
+                    help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present; else, for the "
+                         "bundled bank, its default gates); repeat to add the gates of several files")
+    group.addoption("--optbench-bank", dest="optbench_bank", action="store_true",
+                    help="also collect the item bank that ships with pytest-optbench (4,690 items in ten "
+                         "languages; narrow it with --language, -k, -m, --optbench-shard); alone, it is all "
+                         "that is collected besides the current directory")
     group.addoption("--optbench-report", dest="optbench_report", metavar="PATH",
                     help="write a JSON report of every answer, aggregate and gate")
     group.addoption("--optbench-baseline", dest="optbench_baseline", metavar="REPORT",
@@ -253,11 +259,12 @@ def read_options(config: pytest.Config) -> RunOptions:
                                     "save it as UTF-8.") from None
         if not system_prompt:
             raise pytest.UsageError(f"--system-prompt {path}: the file is empty.")
-    thresholds = config.getoption("optbench_thresholds")
-    if thresholds is None and (config.rootpath / THRESHOLDS_FILE).is_file():
-        thresholds = config.rootpath / THRESHOLDS_FILE
-    elif thresholds is not None and not Path(thresholds).is_file():
-        raise pytest.UsageError(f"--thresholds {thresholds}: no such file.")
+    thresholds = [Path(t) for t in config.getoption("optbench_thresholds") or []]
+    if not thresholds and (config.rootpath / THRESHOLDS_FILE).is_file():
+        thresholds = [config.rootpath / THRESHOLDS_FILE]
+    for path in thresholds:
+        if not path.is_file():
+            raise pytest.UsageError(f"--thresholds {path}: no such file.")
     if config.getoption("optbench_html") and importlib.util.find_spec("matplotlib") is None:
         raise pytest.UsageError("--optbench-html needs matplotlib, which is not installed; install it with: "
                                 "pip install 'pytest-optbench[html]'.")
@@ -274,7 +281,8 @@ def read_options(config: pytest.Config) -> RunOptions:
         base_rate=config.getoption("optbench_base_rate"),
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
                           system_prompt, config.getoption("optbench_elicit")),
-        thresholds_path=Path(thresholds) if thresholds else None,
+        thresholds_paths=tuple(dict.fromkeys(thresholds)),
+        bank=bool(config.getoption("optbench_bank")),
         report_path=report,
         markdown_path=markdown,
         html_path=html,

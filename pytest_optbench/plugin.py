@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .options import add_options, read_options
-from .session.controller import CONTROLLER_KEY, ControllerSession, display_path, is_controller
+from .session.controller import CONTROLLER_KEY, ControllerSession, is_controller
 from .session.worker import (
     NO_CLI_MODEL_REASON,
     NO_MODEL_REASON,
@@ -39,9 +39,10 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
     if not config.getoption("optbench_lint"):
         return None
-    from .suite.lint import ERROR, lint_paths, summary_line
+    from .scoring.gates.lint import lint_project
+    from .suite.lint import ERROR, summary_line
 
-    findings = lint_paths([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
+    findings = lint_project([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))
@@ -51,9 +52,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "optbench: an item collected from a pytest-optbench suite file")
     options = read_options(config)
+    if options.bank:  # --optbench-bank: the bundled bank joins what pytest collects
+        from .session.bank import add_bank
+
+        add_bank(config)
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     try:  # fail fast on a bad --model, store, thresholds or baseline, before anything is called
+        _load_kind_plugins()
         controller = None
         if is_controller(config):
             controller = _controller(config, options, run_id)
@@ -78,14 +84,20 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
-    gates, display, multiplicity = [], None, None
-    if options.thresholds_path:
-        from .scoring.gates.spec import read_thresholds
+def _load_kind_plugins() -> None:
+    """Item kinds of installed packages (entry points); a conftest registers its own on import."""
+    from .kinds import load_entry_points
 
-        display = display_path(options.thresholds_path, config.rootpath)
-        thresholds = read_thresholds(options.thresholds_path, display)
-        gates, multiplicity = thresholds.gates, thresholds.multiplicity
+    try:
+        load_entry_points()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
+    from .session.bank import session_thresholds
+
+    gates, display, multiplicity = session_thresholds(options, config.rootpath)
     if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
         gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id,

@@ -253,8 +253,8 @@ class ControllerSession:
         # The message rounds every number the way the terminal shows it.
         from ..report.model.tables import gate_message
 
-        source = self.thresholds_display or "thresholds.yaml"
         for verdict in verdicts:
+            source = verdict.gate.source or self.thresholds_display or "thresholds.yaml"
             where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
             nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
             message = gate_message(verdict)

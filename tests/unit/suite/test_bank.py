@@ -8,7 +8,7 @@ from pytest_optbench.cli import main
 from pytest_optbench.suite.bank import bank_markdown, bank_table
 from pytest_optbench.suite.load import Suite, parse_suite
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 START, END = "<!-- bank-table:start -->\n", "<!-- bank-table:end -->"
 
 

@@ -91,7 +91,7 @@ def test_different_seed_gives_different_answers() -> None:
     a = _raw(_run(SimulatedModel("optimist", seed=1), n=30))
     b = _raw(_run(SimulatedModel("optimist", seed=2), n=30))
     assert a != b
-    assert sum(x != y for x, y in zip(a, b)) > len(a) // 2
+    assert sum(x != y for x, y in zip(a, b, strict=True)) > len(a) // 2
 
 
 def test_answers_do_not_depend_on_call_order() -> None:

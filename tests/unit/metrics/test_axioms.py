@@ -50,13 +50,13 @@ def _record(kind: str, item: str, answers: dict, direction: str | None = None,
 
 
 def _set_records(kind: str, rows) -> list[ItemRecord]:
-    return [_record(kind, f"i{k:03d}", dict(zip(ROLES[kind], row))) for k, row in enumerate(rows)]
+    return [_record(kind, f"i{k:03d}", dict(zip(ROLES[kind], row, strict=True))) for k, row in enumerate(rows)]
 
 
 def _ladder_records(ladders, directions) -> list[ItemRecord]:
     return [
         _record("dose_response", f"d{k:03d}", {f"rung{i + 1}": v for i, v in enumerate(ladder)}, direction)
-        for k, (ladder, direction) in enumerate(zip(ladders, directions))
+        for k, (ladder, direction) in enumerate(zip(ladders, directions, strict=True))
     ]
 
 
@@ -184,7 +184,7 @@ def test_dose_response_counts_steps_against_direction(values) -> None:
 def test_complement_violation_is_unsigned_distance(cols) -> None:
     plus, minus = cols
     got = axioms.complement_violation(plus, minus)
-    for g, x, y in zip(got, plus, minus):
+    for g, x, y in zip(got, plus, minus, strict=True):
         assert g == abs(x + y - 100.0)
     assert (got >= 0).all()
     np.testing.assert_allclose(axioms.complement_violation(plus, 100 - plus), 0, atol=1e-12)
@@ -361,7 +361,7 @@ def test_aggregate_dose_response_matches_reference(ladders, t1, t2) -> None:
     for t in sorted((t1, t2)):
         hits = checks = 0
         bad = []
-        for k, (ladder, direction) in enumerate(zip(values, directions)):
+        for k, (ladder, direction) in enumerate(zip(values, directions, strict=True)):
             margin = t + 1e-9  # the documented floating-point margin (metrics/axioms.py)
             against = [(b - a < -margin) if direction == "increasing" else (b - a > margin)
                        for a, b in itertools.pairwise(ladder)]

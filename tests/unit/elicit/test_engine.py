@@ -105,7 +105,7 @@ def test_openai_success_several_samples_per_request(api, make):
     assert len(api.requests) == 4  # one request per prompt, n=3
     assert [r.n for r in api.requests] == [3, 3, 3, 3]
     assert all(r.authorization == f"Bearer {OPENAI_KEY}" for r in api.requests)  # sent, never stored
-    for s, record in zip(specs, records):
+    for s, record in zip(specs, records, strict=True):
         assert record.role == "positive" and record.user == s.user
         assert len(record.answers) == 3
         assert all(a.error is None and a.value is not None and a.cached is False for a in record.answers)
@@ -433,7 +433,7 @@ def test_zero_retries_means_one_request(fake, make):
 
 
 def test_one_failing_prompt_does_not_affect_the_others(fake, make):
-    # A 400 is about one request (a 401 stops the session: tests/unit/test_hostile_engine.py).
+    # A 400 is about one request (a 401 stops the session: tests/unit/elicit/test_hostile_engine.py).
     server = fake(fault_for=lambda r: "badrequest" if "plan 1 " in r.user else None)
     elicitor = make(server)
     records = run_all(elicitor, [spec(i, samples=2) for i in range(3)])

@@ -106,7 +106,7 @@ def test_every_metric_equals_the_calibration_function() -> None:
 def test_hand_values_independent_of_the_module() -> None:
     got = _metrics(_hand_records())
     p, y = _hand_arrays()
-    assert got["brier"].value == pytest.approx(sum((a - b) ** 2 for a, b in zip(p, y)) / 10)
+    assert got["brier"].value == pytest.approx(sum((a - b) ** 2 for a, b in zip(p, y, strict=True)) / 10)
     assert got["accuracy"].value == pytest.approx(np.mean((p >= 0.5) == (y == 1)))
     assert got["climatology_brier"].value == pytest.approx(0.5 * 0.5)
     yes, no = p[y == 1], p[y == 0]

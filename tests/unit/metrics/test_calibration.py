@@ -34,23 +34,23 @@ def ref_bin(p: float) -> int:
 def ref_mean(values, w=None):
     w = _w(w, len(values))
     total = sum(w)
-    return sum(wi * v for wi, v in zip(w, values)) / total if total else math.nan
+    return sum(wi * v for wi, v in zip(w, values, strict=True)) / total if total else math.nan
 
 
 def ref_brier(p, y, w=None):
-    return ref_mean([(pi - yi) ** 2 for pi, yi in zip(p, y)], w)
+    return ref_mean([(pi - yi) ** 2 for pi, yi in zip(p, y, strict=True)], w)
 
 
 def ref_log_loss(p, y, w=None):
     losses = []
-    for pi, yi in zip(p, y):
+    for pi, yi in zip(p, y, strict=True):
         q = min(max(pi, 0.001), 0.999)
         losses.append(-math.log(q) if yi == 1 else -math.log(1 - q))
     return ref_mean(losses, w)
 
 
 def ref_accuracy(p, y, w=None):
-    return ref_mean([1.0 if (pi >= 0.5) == (yi == 1) else 0.0 for pi, yi in zip(p, y)], w)
+    return ref_mean([1.0 if (pi >= 0.5) == (yi == 1) else 0.0 for pi, yi in zip(p, y, strict=True)], w)
 
 
 def ref_overconfidence(p, y, w=None):
@@ -61,7 +61,7 @@ def ref_overconfidence(p, y, w=None):
 def _ref_bins(p, y, w):
     """bin -> list of (weight, p, y)."""
     bins: dict[int, list[tuple[float, float, float]]] = {}
-    for wi, pi, yi in zip(_w(w, len(p)), p, y):
+    for wi, pi, yi in zip(_w(w, len(p)), p, y, strict=True):
         bins.setdefault(ref_bin(pi), []).append((wi, pi, yi))
     return bins
 
@@ -83,7 +83,7 @@ def ref_murphy(p, y, w=None):
     """Stephenson, Coelho & Jolliffe (2008), in deviation form."""
     weights = _w(w, len(p))
     total = sum(weights)
-    base = sum(wi * yi for wi, yi in zip(weights, y)) / total
+    base = sum(wi * yi for wi, yi in zip(weights, y, strict=True)) / total
     rel = res = wbv = wbc = 0.0
     for members in _ref_bins(p, y, w).values():
         n_k = sum(m[0] for m in members)
@@ -105,15 +105,15 @@ def ref_murphy(p, y, w=None):
 def ref_auc(p, y, w=None):
     weights = _w(w, len(p))
     num = pos = neg = 0.0
-    for wi, pi, yi in zip(weights, p, y):
+    for wi, pi, yi in zip(weights, p, y, strict=True):
         if yi == 1:
             pos += wi
         else:
             neg += wi
-    for wi, pi, yi in zip(weights, p, y):
+    for wi, pi, yi in zip(weights, p, y, strict=True):
         if yi != 1:
             continue
-        for wj, pj, yj in zip(weights, p, y):
+        for wj, pj, yj in zip(weights, p, y, strict=True):
             if yj == 1:
                 continue
             num += wi * wj * (1.0 if pi > pj else 0.5 if pi == pj else 0.0)
@@ -123,9 +123,9 @@ def ref_auc(p, y, w=None):
 def ref_shrinkage_parts(p, y, w=None):
     """(numerator, denominator, b) of the least-squares slope with b fixed at the base rate."""
     weights = _w(w, len(p))
-    b = sum(wi * yi for wi, yi in zip(weights, y)) / sum(weights)
-    num = sum(wi * (pi - b) * (yi - b) for wi, pi, yi in zip(weights, p, y))
-    den = sum(wi * (pi - b) ** 2 for wi, pi in zip(weights, p))
+    b = sum(wi * yi for wi, yi in zip(weights, y, strict=True)) / sum(weights)
+    num = sum(wi * (pi - b) * (yi - b) for wi, pi, yi in zip(weights, p, y, strict=True))
+    den = sum(wi * (pi - b) ** 2 for wi, pi in zip(weights, p, strict=True))
     return num, den, b
 
 
@@ -594,7 +594,7 @@ def test_debiased_ece_with_resample_weights_is_the_ece_of_the_resampled_items() 
     y = (rng.uniform(size=50) < p).astype(float)
     counts = rng.multinomial(50, np.full(50, 1 / 50), size=4).astype(float)
     got = cal.ece_debiased(p, y, counts)
-    for row, value in zip(counts, np.atleast_1d(got)):
+    for row, value in zip(counts, np.atleast_1d(got), strict=True):
         repeated = np.repeat(np.arange(50), row.astype(int))
         assert value == pytest.approx(cal.ece_debiased(p[repeated], y[repeated]), abs=1e-12)
     assert cal.ece_debiased(p, y, counts[0]) == pytest.approx(float(np.atleast_1d(got)[0]), abs=1e-12)

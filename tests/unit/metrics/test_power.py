@@ -29,7 +29,7 @@ def test_variance_components_recover_known_values() -> None:
     rng = np.random.default_rng(0)
     item = rng.normal(0, 3.0, 4000)
     sizes = rng.integers(2, 7, 4000)  # unbalanced
-    groups = [m + rng.normal(0, 5.0, k) for m, k in zip(item, sizes)]
+    groups = [m + rng.normal(0, 5.0, k) for m, k in zip(item, sizes, strict=True)]
     got = power.variance_components(groups)
     assert got.within == pytest.approx(25.0, rel=0.03)
     assert got.between == pytest.approx(9.0, rel=0.1)

@@ -41,7 +41,7 @@ def _backfit_rss(rows, response, factors, sweeps=2000):
         change = 0.0
         for f in factors:
             sums, counts = defaultdict(float), defaultdict(int)
-            for r, v in zip(rows, y):
+            for r, v in zip(rows, y, strict=True):
                 partial = v - mu - sum(effects[g][r[g]] for g in factors if g != f)
                 sums[r[f]] += partial
                 counts[r[f]] += 1
@@ -51,7 +51,7 @@ def _backfit_rss(rows, response, factors, sweeps=2000):
                 effects[f][level] = new
         if change < 1e-13:
             break
-    return sum((v - mu - sum(effects[f][r[f]] for f in factors)) ** 2 for r, v in zip(rows, y))
+    return sum((v - mu - sum(effects[f][r[f]] for f in factors)) ** 2 for r, v in zip(rows, y, strict=True))
 
 
 def _balanced(a_levels, b_levels, reps, values):
@@ -193,7 +193,7 @@ def test_nested_domain_gets_no_type2_ss_but_a_marginal_share() -> None:
        st.lists(st.integers(-5, 5).map(float), min_size=30, max_size=30))
 def test_nested_domain_property(values, noise) -> None:
     rows = _nested_rows(values)
-    for r, e in zip(rows, noise):
+    for r, e in zip(rows, noise, strict=False):  # noise: more than enough values
         r["skew"] += e
     total = _total_ss(rows, "skew")
     assume(total > 0)
@@ -241,7 +241,7 @@ def test_single_factor_is_one_way_anova() -> None:
 
 def test_numeric_levels_are_categories() -> None:
     rows = [{"model": m, "scenario": s, "skew": v}
-            for (m, v), s in zip([(1, 1.0), (1, 3.0), (2, 6.0), (10, 8.0), (10, 7.0), (2, 4.0)], "xyxyxy")]
+            for (m, v), s in zip([(1, 1.0), (1, 3.0), (2, 6.0), (10, 8.0), (10, 7.0), (2, 4.0)], "xyxyxy", strict=True)]
     shares, _ = _shares(rows, ["model", "scenario"])
     assert shares["model"].levels == 3  # 1, 2 and 10 are three levels, not one numeric column
     # balanced (each model once per scenario): Type-II SS is the between-level SS

@@ -152,7 +152,7 @@ def test_a_correction_never_fails_a_gate_the_ci_passes(counts: list[int], bound:
     plain = rate_gates(counts, 150, bound, "none")
     for method in ("holm", "bh"):
         corrected = rate_gates(counts, 150, bound, method)
-        for a, b in zip(plain, corrected):
+        for a, b in zip(plain, corrected, strict=True):
             assert not (b.verdict == FAIL and a.verdict != FAIL)
     # With no correction the verdict is the CI rule, the p its mirror.
     for v in plain:

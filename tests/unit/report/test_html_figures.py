@@ -128,7 +128,7 @@ class Page(HTMLParser):
 
 def row(page: Page, headers: tuple[str, ...], *cells: str) -> dict[str, str]:
     """The one row, in a table with all ``headers``, that has every one of ``cells``."""
-    found = [dict(zip(t["header"], r)) for t in page.tables if all(h in t["header"] for h in headers)
+    found = [dict(zip(t["header"], r, strict=True)) for t in page.tables if all(h in t["header"] for h in headers)
              for r in t["rows"] if all(c in r for c in cells)]
     assert len(found) == 1, (headers, cells, found)
     return found[0]

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _waiting import wait_until
 
 from pytest_optbench.elicit.engine import (
     NOT_ASKED,
@@ -41,7 +42,7 @@ from pytest_optbench.testing import FakeAPI
 KEY = "sk-test-HOSTILE-0123456789abcdef"
 ENV = {"OPENAI_API_KEY": KEY}
 FAST = EngineSettings(concurrency=8, max_retries=3, backoff_base=0.001, backoff_cap=0.01, run_id="run-1")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def spec(i: int = 0, samples: int = 1) -> PromptSpec:
@@ -245,16 +246,11 @@ def test_killing_the_controller_stops_its_worker_within_a_request(fake, tmp_path
     )
     try:
         parent.stdout.readline()
-        for _ in range(600):  # until the worker is busy
-            if len(api.requests) >= 4:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(api.requests) >= 4, 30, "four requests from the worker", parent)
         parent.kill()
         parent.wait()
-        for _ in range(1200):  # the worker finishes on its own; 60 s is a generous bound
-            if done.exists() and done.read_text():
-                break
-            time.sleep(0.05)
+        # The worker finishes on its own; 60 s is a generous bound.
+        wait_until(lambda: done.exists() and bool(done.read_text()), 60, "the orphaned worker's result file")
         result = json.loads(done.read_text())
     finally:
         parent.kill()

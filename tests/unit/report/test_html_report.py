@@ -38,7 +38,7 @@ from pytest_optbench.scoring.gates.spec import parse_thresholds
 from pytest_optbench.scoring.outcome import Outcome
 from pytest_optbench.suite.load import Suite, load_suite
 
-SUITES = Path(__file__).resolve().parents[2] / "suites" / "en"
+SUITES = Path(__file__).resolve().parents[3] / "suites" / "en"
 # Every k-th item of four bundled suites: every domain and kind, a quarter of the answers.
 SUITE_FILES = {"track_b.yaml": 3, "known_answers.yaml": 4, "dose_response.yaml": 2, "conjunction.yaml": 2}
 OPTIONS = AggregateOptions(n_resamples=200, tolerances={"conjunction_violation_rate": (2.0,)})

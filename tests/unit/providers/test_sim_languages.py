@@ -24,7 +24,7 @@ from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import pair_answers
 from pytest_optbench.suite.lint import load_suites, suite_files
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ONE_SAMPLE = Settings(samples=1)
 
 

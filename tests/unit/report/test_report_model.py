@@ -420,7 +420,7 @@ def test_optbench_crosslingual_reads_the_stored_language_table(tmp_path: Path,
     for model, skews in (("m1", (8.0, 6.0)), ("m2", (2.0, 1.0))):
         data = report(model, (0.0, -1.0, 1.0))
         data["languages"]["track_b_skew"] = [{"language": lang, "skew": s, "ci_low": None, "ci_high": None, "n": 60}
-                                             for lang, s in zip(("de", "en"), skews)]
+                                             for lang, s in zip(("de", "en"), skews, strict=True)]
         path = tmp_path / f"{model}.json"
         path.write_text(json.dumps(data))
         paths.append(str(path))

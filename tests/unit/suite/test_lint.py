@@ -10,7 +10,7 @@ import pytest
 from pytest_optbench.cli import main as optbench_main
 from pytest_optbench.suite.lint import ERROR, WARNING, edit_words, lint_paths
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

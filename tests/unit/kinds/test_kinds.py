@@ -61,7 +61,7 @@ from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 from pytest_optbench.suite.lint import lint_suites
 from pytest_optbench.suite.load import KIND_FIELDS, SuiteError, parse_suite
 
-SPEC = Path(__file__).resolve().parents[2] / "docs" / "suite-format.md"
+SPEC = Path(__file__).resolve().parents[3] / "docs" / "suite-format.md"
 FAST = AggregateOptions(n_resamples=100)
 
 
@@ -129,8 +129,23 @@ def test_kind_of_names_the_known_kinds_for_an_unknown_one() -> None:
 
 
 def test_a_kind_is_registered_once() -> None:
+    class Impostor(KindBase):
+        name = "binary"
+
     with pytest.raises(ValueError, match="already registered"):
-        kinds.register(kinds.kind_of("binary"))
+        kinds.register(Impostor())
+    assert type(kinds.kind_of("binary")).__name__ == "Binary"
+
+
+def test_the_same_kind_registered_again_replaces_itself() -> None:
+    # Its module imported again (pytester runs in one process, importlib.reload): same class.
+    binary = kinds.kind_of("binary")
+    again = type(binary)()
+    try:
+        assert kinds.register(again) is again and kinds.kind_of("binary") is again
+    finally:
+        kinds.register(binary)  # back in place, in the registry's order
+    assert list(kinds.KINDS)[:2] == ["inverted_pair", "binary"]
 
 
 def test_typed_text_and_label_fields_come_from_the_field_types() -> None:
@@ -527,3 +542,43 @@ def test_a_removed_kind_is_unknown_again(toy: ComplementPair) -> None:
         assert "complement_pair_violation_rate" not in METRIC_KINDS
     finally:
         kinds.register(toy)  # the fixture removes it
+
+
+# --------------------------------------------------------------------------- kinds of installed packages
+
+
+def _install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, entry: str) -> None:
+    """A package as pip would leave it: its module and a dist-info with the entry point (a
+    module name of its own per test: an imported module is not read again)."""
+    name = entry.partition("= ")[2].partition(":")[0]
+    (tmp_path / f"{name}.py").write_text(module, encoding="utf-8")
+    info = tmp_path / "acme_toy-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-toy\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[pytest_optbench.kinds]\n{entry}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_an_installed_kind_is_registered_from_its_entry_point(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    _install(tmp_path, monkeypatch, "from pytest_optbench.api import KindBase\n\n"
+             "class Toy(KindBase):\n    name = 'acme_toy'\n", "acme_toy = acme_toy:Toy")
+    try:
+        assert kinds.load_entry_points() == ["acme_toy"]
+        assert kinds.kind_of("acme_toy").name == "acme_toy"
+        assert kinds.load_entry_points() == []  # once
+    finally:
+        kinds.unregister("acme_toy")
+
+
+def test_a_broken_kind_entry_point_is_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _install(tmp_path, monkeypatch, "raise RuntimeError('no licence file')\n", "acme_toy = acme_broken:Toy")
+    with pytest.raises(ValueError, match=r"^the item kind 'acme_toy' of entry point 'acme_broken:Toy' cannot be "
+                                         r"loaded \(RuntimeError: no licence file\)$"):
+        kinds.load_entry_points()
+
+
+def test_an_entry_point_that_is_no_kind_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _install(tmp_path, monkeypatch, "Toy = 42\n", "acme_toy = acme_number:Toy")
+    with pytest.raises(ValueError, match="'acme_number:Toy' .group pytest_optbench.kinds. is not an item kind"):
+        kinds.load_entry_points()

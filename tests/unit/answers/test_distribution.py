@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_optbench.answers import distribution as D
@@ -99,6 +99,8 @@ position = st.builds(lambda token, lp, alts: Position(token, lp, tuple(alts)), t
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(position, min_size=1, max_size=5), st.booleans())
+# Found by Hypothesis: all of the mass on "Yes" once read 100.00000000000001.
+@example(positions=[Position("0", -7.5, (("1", -1.75), ("5", -2.5), ("Yes", 0.0)))], yes_no=True)
 def test_mass_and_value_stay_in_range(positions: list[Position], yes_no: bool) -> None:
     reading = D.read(positions, yes_no=yes_no)
     assert 0.0 <= reading.mass <= 1.0 + 1e-9

@@ -33,7 +33,7 @@ def brute_force_permutation_p(d: list[int]) -> float:
     observed = abs(sum(d))
     hits = 0
     for signs in itertools.product((1, -1), repeat=len(d)):
-        if abs(sum(s * x for s, x in zip(signs, d))) >= observed:
+        if abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= observed:
             hits += 1
     return hits / 2 ** len(d)
 
@@ -206,7 +206,7 @@ def test_prefetched_batches_are_the_draws_of_a_plain_loop_in_order() -> None:
     n = BATCH_CELLS // 3 + 1  # several batches
     plain = list(weight_batches(n, 7, np.random.default_rng(5)))
     ahead = list(prefetched(weight_batches(n, 7, np.random.default_rng(5))))
-    assert len(ahead) == len(plain) == 4 and all(np.array_equal(a, b) for a, b in zip(ahead, plain))
+    assert len(ahead) == len(plain) == 4 and all(np.array_equal(a, b) for a, b in zip(ahead, plain, strict=True))
 
 
 def test_an_error_while_drawing_ahead_reaches_the_caller() -> None:
