@@ -595,66 +595,86 @@ for _phrase in W.EVEN_CHANCE:
     _EVEN_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
 
 
+def _word_at(toks: list[Tok], k: int) -> str:
+    return toks[k].text if k < len(toks) and toks[k].kind == WORD else ""
+
+
 def _word_number(toks: list[Tok], i: int) -> tuple[int, int]:
-    """(value, tokens used) of a number in words starting at ``i``; used 0 if none."""
-    n = len(toks)
+    """(value, tokens used) of a number in words starting at ``i``; used 0 if none. One reader
+    per language, tried in turn."""
+    w = _word_at(toks, i)
+    for read in (_english, _german_at, _french_at, _spanish, _russian, _hindi, _arabic):
+        found = read(toks, i, w)
+        if found is not None:
+            return found
+    return (100, 1) if w in W.HUNDRED else (0, 0)
 
-    def word(k: int) -> str:
-        return toks[k].text if k < n and toks[k].kind == WORD else ""
 
-    def punct(k: int, ch: str) -> bool:
-        return k < n and toks[k].kind == PUNCT and toks[k].text == ch
-
-    w = word(i)
-    # English: [a|one] hundred | tens[-unit] | unit
-    if w in ("a", "one") and word(i + 1) == "hundred":
+def _english(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """[a|one] hundred | tens[-unit] | unit."""
+    if w in ("a", "one") and _word_at(toks, i + 1) == "hundred":
         return 100, 2
     if w == "hundred":
         return 100, 1
     if w in W.TENS_EN:
-        if punct(i + 1, "-") and word(i + 2) in W.UNITS_EN and 1 <= W.UNITS_EN[word(i + 2)] <= 9:
-            return W.TENS_EN[w] + W.UNITS_EN[word(i + 2)], 3
-        if word(i + 1) in W.UNITS_EN and 1 <= W.UNITS_EN[word(i + 1)] <= 9:
-            return W.TENS_EN[w] + W.UNITS_EN[word(i + 1)], 2
+        hyphen = i + 1 < len(toks) and toks[i + 1].kind == PUNCT and toks[i + 1].text == "-"
+        unit = _word_at(toks, i + 2) if hyphen else _word_at(toks, i + 1)
+        if unit in W.UNITS_EN and 1 <= W.UNITS_EN[unit] <= 9:
+            return W.TENS_EN[w] + W.UNITS_EN[unit], 3 if hyphen else 2
         return W.TENS_EN[w], 1
     if w in W.UNITS_EN and w != "a":
         return W.UNITS_EN[w], 1
-    # German compounds.
+    return None
+
+
+def _german_at(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
     de = _german(w)
-    if de is not None and w not in ("ein", "eine"):
-        return de, 1
-    # French: soixante-dix, quatre-vingt(s)(-dix), vingt et un, cent.
-    if w in _FR_ALL or w == "cent":
-        return _french(toks, i)
-    # Spanish: sesenta y cinco, cien.
-    if w in _ES_ALL or w in ("cien", "ciento"):
-        if w in ("cien", "ciento"):
-            return 100, 1
-        if w in W.TENS_ES and word(i + 1) == "y" and word(i + 2) in W.UNITS_ES and 1 <= W.UNITS_ES[word(i + 2)] <= 9:
-            return W.TENS_ES[w] + W.UNITS_ES[word(i + 2)], 3
-        if w in ("un", "una"):
-            return 1, 1
-        return _ES_ALL[w], 1
-    # Russian: шестьдесят пять, сто.
-    if w in _RU_ALL or w == "сто":
-        if w == "сто":
-            return 100, 1
-        if w in W.TENS_RU and word(i + 1) in W.UNITS_RU and 1 <= W.UNITS_RU[word(i + 1)] <= 9:
-            return W.TENS_RU[w] + W.UNITS_RU[word(i + 1)], 2
-        return _RU_ALL[w], 1
-    if w in W.WORDS_HI:
-        return W.WORDS_HI[w], 1
-    # Arabic: خمسة وعشرين (the tens word carries the conjunction و).
-    if w in _AR_ALL or w in ("مائة", "مئة", "مية"):
-        if w in ("مائة", "مئة", "مية"):
-            return 100, 1
-        nxt = word(i + 1)
-        if w in W.UNITS_AR and nxt.startswith("و") and nxt[1:] in W.TENS_AR:
-            return W.TENS_AR[nxt[1:]] + W.UNITS_AR[w], 2
-        return _AR_ALL[w], 1
-    if w in W.HUNDRED:
+    return (de, 1) if de is not None and w not in ("ein", "eine") else None
+
+
+def _french_at(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """soixante-dix, quatre-vingt(s)(-dix), vingt et un, cent."""
+    return _french(toks, i) if w in _FR_ALL or w == "cent" else None
+
+
+def _spanish(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """sesenta y cinco, cien."""
+    if w in ("cien", "ciento"):
         return 100, 1
-    return 0, 0
+    if w not in _ES_ALL:
+        return None
+    unit = _word_at(toks, i + 2)
+    if w in W.TENS_ES and _word_at(toks, i + 1) == "y" and unit in W.UNITS_ES and 1 <= W.UNITS_ES[unit] <= 9:
+        return W.TENS_ES[w] + W.UNITS_ES[unit], 3
+    return (1, 1) if w in ("un", "una") else (_ES_ALL[w], 1)
+
+
+def _russian(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """шестьдесят пять, сто."""
+    if w == "сто":
+        return 100, 1
+    if w not in _RU_ALL:
+        return None
+    unit = _word_at(toks, i + 1)
+    if w in W.TENS_RU and unit in W.UNITS_RU and 1 <= W.UNITS_RU[unit] <= 9:
+        return W.TENS_RU[w] + W.UNITS_RU[unit], 2
+    return _RU_ALL[w], 1
+
+
+def _hindi(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    return (W.WORDS_HI[w], 1) if w in W.WORDS_HI else None
+
+
+def _arabic(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """خمسة وعشرين (the tens word carries the conjunction و), مائة."""
+    if w in ("مائة", "مئة", "مية"):
+        return 100, 1
+    if w not in _AR_ALL:
+        return None
+    nxt = _word_at(toks, i + 1)
+    if w in W.UNITS_AR and nxt.startswith("و") and nxt[1:] in W.TENS_AR:
+        return W.TENS_AR[nxt[1:]] + W.UNITS_AR[w], 2
+    return _AR_ALL[w], 1
 
 
 def _french(toks: list[Tok], i: int) -> tuple[int, int]:
