@@ -275,29 +275,9 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
     int_part, frac = text[i:j], ""
     odd = False
     sep_used = ""
-    # Thousands groups: a separator followed by exactly three digits, again and again.
-    if 1 <= len(int_part) <= 3 and int_part[0] != "0" and not list_mode:
-        k = j
-        groups: list[str] = []
-        sep = text[k] if k < n else ""
-        if sep in ",." or (sep and sep in _THOUSANDS_SPACES) or sep == "'":
-            while k + 3 < n + 1 and k < n and text[k] == sep:
-                end = _digits_at(text, k + 1)
-                if end - (k + 1) != 3:
-                    break
-                groups.append(text[k + 1:end])
-                k = end
-            thousands = bool(groups)
-            if sep == "." and len(groups) == 1:
-                # "1.000" alone reads as a decimal (1.0); "1.000.000" or "1.234,5" as thousands.
-                after = text[k] if k < n else ""
-                thousands = after == "," and k + 1 < n and text[k + 1].isdigit()
-            if sep == "'" and len(groups) < 1:
-                thousands = False
-            if thousands:
-                int_part += "".join(groups)
-                j = k
-                sep_used = sep
+    if 1 <= len(int_part) <= 3 and int_part[0] != "0" and not list_mode and j < n and (
+            text[j] in ",.'" or text[j] in _THOUSANDS_SPACES):
+        int_part, j, sep_used = _thousands(text, j, int_part)
     # Decimal part.
     if j + 1 < n and text[j] in ".," and text[j] != sep_used and "0" <= text[j + 1] <= "9":
         end = _digits_at(text, j + 1)
@@ -318,6 +298,29 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
     tok.listed = list_mode
     next_list = list_mode and j < n and text[j] == ","
     return tok, j, next_list
+
+
+def _thousands(text: str, j: int, int_part: str) -> tuple[str, int, str]:
+    """Thousands groups after ``int_part`` (ending at ``j``, where a separator stands): the
+    separator followed by exactly three digits, again and again. "1.000" alone reads as a
+    decimal (1.0); "1.000.000" or "1.234,5" as thousands. Returns (the digits, the end, the
+    separator used, "" for none)."""
+    n = len(text)
+    sep = text[j]
+    k = j
+    groups: list[str] = []
+    while k < n and text[k] == sep:
+        end = _digits_at(text, k + 1)
+        if end - (k + 1) != 3:
+            break
+        groups.append(text[k + 1:end])
+        k = end
+    thousands = bool(groups)
+    if sep == "." and len(groups) == 1:
+        thousands = k + 1 < n and text[k] == "," and text[k + 1].isdigit()
+    if not thousands:
+        return int_part, j, ""
+    return int_part + "".join(groups), k, sep
 
 
 def _num_tok(int_part: str, frac: str, start: int, end: int) -> Tok:
