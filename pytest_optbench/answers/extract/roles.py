@@ -451,21 +451,33 @@ def operand(c: Context, q: Quantity, at: At) -> str | None:
     "0.5 ×" at the end."""
     if not ((at.nxt is not None and at.nxt.text in _OPERAND_NEXT) or (at.prev is not None and at.prev.text in _OPERAND_PREV)):
         return None  # the common case, at once
-    nxt, nxt2, prev = at.nxt, at.nxt2, at.prev
-    toks, first = c.toks, q.first
-    before2 = toks[first - 2] if first >= 2 else None
-    if nxt is not None and nxt.kind == PUNCT and nxt.text in _OPERATOR_PUNCT and _variable_or_bracket(nxt2, "("):
+    before2 = c.toks[q.first - 2] if q.first >= 2 else None
+    if _operator_next(at.nxt, at.nxt2) or _operator_before(at.prev, before2) or _unfinished_product(at.nxt, at.nxt2):
         return "formula operand"
-    if prev is not None and prev.kind == PUNCT and prev.text in _OPERATOR_PUNCT and _variable_or_bracket(before2, "()"):
-        return "formula operand"
-    if _is(nxt, PUNCT, ")") and nxt2 is not None and (
-            (nxt2.kind == PUNCT and nxt2.text in _OPERATOR_PUNCT) or _times_word(nxt2)):
-        return "formula operand"
-    if _is(prev, PUNCT, "(") and before2 is not None and before2.kind == PUNCT and before2.text in _OPERATOR_PUNCT:
-        return "formula operand"
-    if (_times_word(nxt) or _is(nxt, PUNCT, "×")) and (nxt2 is None or nxt2.kind == NL or _is(nxt2, PUNCT, "(")):
-        return "formula operand"  # "0.5 x" at the end, "0.5 × (": the other operand is not there
     return None
+
+
+def _is_operator(tok: Tok | None) -> bool:
+    return tok is not None and tok.kind == PUNCT and tok.text in _OPERATOR_PUNCT
+
+
+def _operator_next(nxt: Tok | None, nxt2: Tok | None) -> bool:
+    """"1 - (...", "100 * p", "(10% of 100) * ...", "(100/100) x"."""
+    if _is_operator(nxt) and _variable_or_bracket(nxt2, "("):
+        return True
+    return _is(nxt, PUNCT, ")") and nxt2 is not None and (_is_operator(nxt2) or _times_word(nxt2))
+
+
+def _operator_before(prev: Tok | None, before2: Tok | None) -> bool:
+    """"(1 - 20", "p * 100", "- (20"."""
+    if _is_operator(prev) and _variable_or_bracket(before2, "()"):
+        return True
+    return _is(prev, PUNCT, "(") and _is_operator(before2)
+
+
+def _unfinished_product(nxt: Tok | None, nxt2: Tok | None) -> bool:
+    """"0.5 x" at the end, "0.5 × (": the other operand is not there."""
+    return (_times_word(nxt) or _is(nxt, PUNCT, "×")) and (nxt2 is None or nxt2.kind == NL or _is(nxt2, PUNCT, "("))
 
 
 @role_rule("role.subtracted-from", "formula operand", PREV_WORD)
