@@ -288,16 +288,23 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
             tok.listed = True
             return tok, j, True
         frac = text[j + 1:end]
-        j = end
-        if j + 1 < n and text[j] == "." and "0" <= text[j + 1] <= "9":
-            odd = True  # 3.14.15, 12.05.2023
-            while j + 1 < n and text[j] in ".," and "0" <= text[j + 1] <= "9":
-                j = _digits_at(text, j + 1)
+        j, odd = _past_more_dots(text, end)
     tok = _num_tok(int_part, frac, i, j)
     tok.odd = odd or tok.odd
     tok.listed = list_mode
     next_list = list_mode and j < n and text[j] == ","
     return tok, j, next_list
+
+
+def _past_more_dots(text: str, j: int) -> tuple[int, bool]:
+    """After a decimal part ending at ``j``: "3.14.15", "12.05.2023" go on with more dotted
+    digits (a version, a date: odd), read to their end."""
+    n = len(text)
+    if not (j + 1 < n and text[j] == "." and "0" <= text[j + 1] <= "9"):
+        return j, False
+    while j + 1 < n and text[j] in ".," and "0" <= text[j + 1] <= "9":
+        j = _digits_at(text, j + 1)
+    return j, True
 
 
 def _thousands(text: str, j: int, int_part: str) -> tuple[str, int, str]:

@@ -340,19 +340,9 @@ class Reader(Context):
         """The event a label names: "Chance of acceptance" -> acceptance, "Chance the store fails"
         -> the store fails, "P(not selected)" -> not selected, "Final answer" -> nothing."""
         texts = [t.text for t in label if t.kind in (WORD, NUM)]
-        # "P(not selected)": the event is in the brackets.
-        if "(" in [t.text for t in label]:
-            inner: list[str] = []
-            depth = 0
-            for t in label:
-                if t.text == "(":
-                    depth += 1
-                elif t.text == ")":
-                    depth -= 1
-                elif depth > 0 and t.kind in (WORD, NUM):
-                    inner.append(t.text)
-            if any(not is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
-                return inner
+        inner = _in_brackets(label)
+        if any(not is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
+            return inner
         skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
             "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
         heads = [k for k, w in enumerate(texts) if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS]
@@ -372,21 +362,13 @@ class Reader(Context):
     # -- "the probability [that E] is X", "la probabilité est de X", "確率は約X"
 
     def _head(self, q: Quantity, a: int) -> bool:
+        """present.head: "the probability [that E] is X", "my estimate is X", "確率は約X"."""
         toks = self.toks
         s = self.sent[q.first]
         lo = max(self.sent_start[s], a - 40)
-        # CJK: the head inside the token right before the number ("概率约为", "確率は約", "확률은")
         k = a - 1
-        if k >= lo and toks[k].kind == WORD and not toks[k].text.isascii():
-            word = toks[k].text
-            for head in W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS:
-                pos = word.rfind(head)
-                if pos >= 0:
-                    rest = word[pos + len(head):]
-                    if all(c in W.CJK_COPULA_CHARS for c in rest):
-                        before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
-                        self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
-                        return True
+        if k >= lo and toks[k].kind == WORD and not toks[k].text.isascii() and self._cjk_head(q, k, lo):
+            return True
         if self.anyhead_before[a] == self.anyhead_before[lo]:
             return False
         heads = [m for m in range(lo, a) if toks[m].kind == WORD and self.owner[m] < 0 and (
@@ -403,6 +385,21 @@ class Reader(Context):
                 if q.event is None and toks[a - 1].text == "of":
                     q.event = self._event_after(q)
                 return True
+        return False
+
+    def _cjk_head(self, q: Quantity, k: int, lo: int) -> bool:
+        """The head inside the run right before the number, then only copulas ("概率约为",
+        "確率は約", "확률은"); the event is the text before the head."""
+        toks = self.toks
+        word = toks[k].text
+        for head in _CJK_HEADS:
+            pos = word.rfind(head)
+            if pos >= 0:
+                rest = word[pos + len(head):]
+                if all(c in W.CJK_COPULA_CHARS for c in rest):
+                    before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
+                    self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
+                    return True
         return False
 
     def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
@@ -968,6 +965,21 @@ def _names_an_answer(words: list[str]) -> bool:
         any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
 
 
+def _in_brackets(label: list[Tok]) -> list[str]:
+    """"P(not selected)": the words and numbers inside the label's brackets."""
+    inner: list[str] = []
+    depth = 0
+    for t in label:
+        if t.text == "(":
+            depth += 1
+        elif t.text == ")":
+            depth -= 1
+        elif depth > 0 and t.kind in (WORD, NUM):
+            inner.append(t.text)
+    return inner
+
+
+_CJK_HEADS = W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS
 _LABEL_MARKS = frozenset({":", "=", "\u2192", "equals", "\n"})
 _CANNOT_DECIDE_FIRST = frozenset(p[0] for p in W.CANNOT_DECIDE)
 _ADOPT_FIRST = frozenset(p[0] for p in W.ADOPT)
