@@ -835,6 +835,8 @@ class Reader(Context):
 
     def _undecided(self, cands: list[Quantity], narrowed: list[str]) -> Reading | None:
         """decide.undecided: see its entry below."""
+        if len(self.qs) < 2:
+            return None  # one number: nothing to decide between
         cue = self._cannot_decide()
         if cue < 0:
             return None
