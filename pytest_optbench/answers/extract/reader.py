@@ -835,8 +835,8 @@ class Reader(Context):
 
     def _undecided(self, cands: list[Quantity], narrowed: list[str]) -> Reading | None:
         """decide.undecided: see its entry below."""
-        if len(self.qs) < 2:
-            return None  # one number: nothing to decide between
+        if len(self.qs) < 2 and not any(q.form == "range" for q in self.qs):
+            return None  # one number, not a range ("torn between 30% and 40%"): nothing to decide between
         cue = self._cannot_decide()
         if cue < 0:
             return None
