@@ -12,7 +12,8 @@ the package is internal and may move (docs/extending.md shows each piece end to 
   ``factory(name, options: ProviderOptions)`` in the entry-point group
   ``pytest_optbench.providers`` to make ``--model NAME:model`` work.
 * **The model under test in a conftest**: ``Prompt`` is what a model is called with; raise
-  ``ModelError`` for a failed answer.
+  ``ModelError`` for a failed answer; ``declare_model(name=..., version=fingerprint(...))``
+  names it and declares the version a baseline comparison checks.
 * **Tests of your own**: ``FakeAPI`` is a local fake of the OpenAI and Anthropic HTTP APIs
   (the real wire protocol, so the official SDKs talk to it unchanged).
 """
@@ -47,7 +48,7 @@ from .kinds.base import (
     prompt_means,
 )
 from .providers import ENTRY_POINT_GROUP as PROVIDER_ENTRY_POINTS
-from .providers.base import Model, ModelError, Prompt
+from .providers.base import Model, ModelError, Prompt, declare_model, fingerprint
 from .providers.remote import ApiProvider, ApiRequest, ApiResult, CallFailed, ProviderOptions, status_failure
 from .records.item import Answer, ItemRecord, PromptRecord
 from .testing import FakeAPI, FakeRequest
@@ -91,6 +92,8 @@ __all__ = [
     "Simulator",
     "Violation",
     "Violations",
+    "declare_model",
+    "fingerprint",
     "item_rng",
     "kind_of",
     "prompt_means",

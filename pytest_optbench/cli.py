@@ -266,7 +266,8 @@ def cmd_power(args: argparse.Namespace) -> int:
 
     path = Path(args.report)
     data = load_report(path)
-    rows = power_rows(data, report_records(data, path))
+    records = report_records(data, path)
+    rows = power_rows(data, records)
     metric = args.metric or ("skew" if args.effect is not None else None)
     rows = [r for r in rows if (metric is None or r.metric == metric) and r.condition == args.condition
             and fnmatch.fnmatchcase(r.suite, args.suite)]
@@ -290,6 +291,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         print("Changes of metrics read off their CI need a baseline comparison in the report (n/a otherwise). "
               "For the items a given effect needs: optbench power REPORT --metric M --effect X [--change].")
         return 0
+    pricing = power_pricing(args, data, records)
     for r in rows:
         design = r.design(args.effect, args.change)
         print(f"{r.suite}/{r.condition} {r.metric}: to detect a {what} of {amount(r.metric, args.effect)} with 80% "
@@ -297,12 +299,61 @@ def cmd_power(args: argparse.Namespace) -> int:
               + ("" if r.samples is None else f", {r.samples:.3g} samples per prompt") + "):")
         body = [[str(d.samples) if d.samples else "as run",
                  f"{d.items:,}" if d.items is not None else "unreachable"] for d in design]
-        for line in table(["samples per prompt", "items needed"], body):
+        header = ["samples per prompt", "items needed"]
+        priced = pricing.group(r.suite, r.condition) if pricing is not None else None
+        if priced is not None:
+            header.append("cost of a run")
+            for row, d in zip(body, design, strict=True):
+                row.append(priced.text(d.items, d.samples) if d.items is not None else "")
+        for line in table(header, body):
             print(line)
+        if pricing is not None and priced is None:
+            print(f"  (no cost: the answers of {r.suite}/{r.condition} have no billed tokens, or a model without a "
+                  f"price in {pricing.prices.source})")
         if args.change and r.components is None and not math.isfinite(r.change_sd):
             print("  (no change variance: the report holds no baseline comparison of this metric; run with "
                   "--optbench-baseline first)")
     return 0
+
+
+class _GroupPrice:
+    """The cost of one (suite, condition)'s items at the run's cost per answer."""
+
+    def __init__(self, per_answer: float, prompts: float, samples: float, currency: str) -> None:
+        self.per_answer, self.prompts, self.samples, self.currency = per_answer, prompts, samples, currency
+
+    def text(self, items: int, samples: int | None) -> str:
+        from .scoring.cost import money, run_price
+
+        return money(run_price(items, self.prompts, samples or self.samples, self.per_answer), self.currency)
+
+
+class _PowerPricing:
+    """``optbench power`` in money: --prices, else the prices the report's run was costed at."""
+
+    def __init__(self, prices: Any, records: list[Any]) -> None:
+        self.prices = prices
+        self.groups: dict[tuple[str, str], list[Any]] = {}
+        for record in records:
+            self.groups.setdefault((record.suite, record.condition), []).append(record)
+
+    def group(self, suite: str, condition: str) -> _GroupPrice | None:
+        from .scoring.cost import cost_per_answer
+
+        records = self.groups.get((suite, condition), [])
+        per_answer = cost_per_answer(records, self.prices)
+        prompts = [len(r.prompts) for r in records]
+        answers = [len(p.answers) for r in records for p in r.prompts]
+        if per_answer is None or not prompts or not answers:
+            return None
+        return _GroupPrice(per_answer, sum(prompts) / len(prompts), sum(answers) / len(answers), self.prices.currency)
+
+
+def power_pricing(args: argparse.Namespace, data: dict[str, Any], records: list[Any]) -> _PowerPricing | None:
+    from .scoring.cost import prices_of_report, read_prices
+
+    prices = read_prices(Path(args.prices)) if args.prices else prices_of_report(data["run"])
+    return _PowerPricing(prices, records) if prices is not None else None
 
 
 def _positive(text: str) -> float:
@@ -351,7 +402,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     gate_args = GateArgs(Path(args.report), [Path(t) for t in args.thresholds or []], path(args.baseline), path(args.output),
                          path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
-                         multiplicity=args.multiplicity)
+                         multiplicity=args.multiplicity, prices=path(args.prices))
     try:
         return run_gate(gate_args, print)
     except (ReportError, ThresholdsError, StoreError, ValueError, OSError) as exc:
@@ -424,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     init = sub.add_parser("init", help="write a starting point: thresholds, a suite, conftest.py, a CI workflow")
     init.add_argument("dir", nargs="?", default=".", help="where to write (default: the current directory)")
     init.set_defaults(func=cmd_init)
-    bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
+    bank = sub.add_parser("bank", help="items per suite and language (the bank table of docs/suites.md)")
     bank.add_argument("paths", nargs="*", help="suite files or directories (default: the bank that ships with "
                                                "pytest-optbench)")
     bank.set_defaults(func=cmd_bank)
@@ -453,6 +504,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     power.add_argument("--change", action="store_true", help="a change between two runs on the same items")
     power.add_argument("--condition", default="base", help="condition (default: base)")
     power.add_argument("--suite", default="*", help="suite glob (default: every suite)")
+    power.add_argument("--prices", metavar="PATH",
+                       help="a prices file: what the items a target effect needs would cost (default: the prices "
+                            "the report's run was costed at, if any)")
     power.set_defaults(func=cmd_power)
     merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")
     merge.add_argument("reports", nargs="+", help="JSON reports written with --optbench-shard I/N (all N of them)")
@@ -469,6 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.add_argument("--junitxml", metavar="PATH", help="write items and gate verdicts as JUnit XML")
     gate.add_argument("--strict", action="store_true", help="items still pending in provider batches fail")
     gate.add_argument("-v", "--verbose", action="count", default=0, help="list every gate row")
+    gate.add_argument("--prices", metavar="PATH", help="a prices file: show the run's cost in money")
     gate.add_argument("--multiplicity", choices=("holm", "bh", "none"),
                       help="error control over the 'evidence: ci' gates (default: the thresholds file's, else holm)")
     gate.set_defaults(func=cmd_gate)

@@ -44,6 +44,9 @@ class EngineSettings:
     # Requests in a row that time out or cannot connect, with no answer in between, before the
     # session stops asking a server that is down or hung (the retries would take hours).
     max_dead_requests: int = 32
+    # Requests in a row that time out (no complete reply within --optbench-timeout), with no
+    # answer in between: the server stopped answering, and the session stops asking it.
+    max_timeouts: int = 6
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,9 @@ class RunOptions:
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
     shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
+    prices_path: Path | None = None  # --optbench-prices (or the ini option): the run's cost in money
+    progress_interval: float = 30.0  # --optbench-progress-interval: seconds between plain progress lines (0: none)
+    max_reply: int = 8_000_000  # --optbench-max-reply, in bytes: one reply body (or conftest reply) at most
 
 
 def _quoted(text: str) -> str:
@@ -122,6 +128,9 @@ _seconds = _number(float, high=MAX_SECONDS, above=0)
 _int = _number(int)
 _wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
 _batch_size = _number(int, 1, 1_000_000)
+_interval = _number(float, 0, MAX_SECONDS)  # --optbench-progress-interval: 0 turns the plain line off
+_megabytes = _number(float, high=10_000, above=0)
+DEFAULT_MAX_REPLY_MB = 8.0
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -174,6 +183,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-baseline", dest="optbench_baseline", metavar="REPORT",
                     help="a JSON report of an earlier run: report changes against it, paired by item, and "
                          "evaluate gates on change (max_increase, max_decrease, max_change)")
+    group.addoption("--optbench-prices", dest="optbench_prices", metavar="PATH",
+                    help="a prices file (per model: input and output price per million tokens, batch share): "
+                         "the summary, reports and step summary show the run's cost in money")
     group.addoption("--optbench-markdown", dest="optbench_markdown", metavar="PATH",
                     help="write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when it is set)")
     group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
@@ -182,6 +194,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="fail the session on whatever would leave a gate unenforced: a gate not evaluated, "
                          "no model, no suite item selected, a misspelt 'optbench' marker, an unused item field "
                          "(default: the ini option optbench_strict, else off)")
+    parser.addini("optbench_prices", default="",
+                  help="a prices file for every run of this repository (relative to the rootdir; "
+                       "--optbench-prices wins)")
     parser.addini("optbench_strict", type="bool", default=False,
                   help="pytest-optbench: strict mode for every run of this repository (see --optbench-strict)")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
@@ -213,6 +228,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-deadline", dest="optbench_deadline", type=_seconds, metavar="S",
                      help="seconds the whole session may spend asking the model; what is not answered by "
                           "then is not asked (default: no deadline)")
+    engine.addoption("--optbench-max-reply", dest="optbench_max_reply", type=_megabytes,
+                     default=DEFAULT_MAX_REPLY_MB, metavar="MB",
+                     help="the largest reply read, in megabytes (default 8): a server's reply body, a batch "
+                          "result line, or what a conftest model returns (in characters); a larger one is that "
+                          "answer's error, and is never read whole into memory")
     engine.addoption("--optbench-cache-dir", dest="optbench_cache_dir", metavar="DIR",
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
@@ -229,6 +249,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
                      help="run shard I of N: a stable, balanced share of the selected items (every condition "
                           "and sample of an item in one shard); merge the JSON reports with optbench merge")
+    engine.addoption("--optbench-progress-interval", dest="optbench_progress_interval", type=_interval,
+                     default=30.0, metavar="S",
+                     help="without a terminal (CI, output to a file): a plain progress line every S seconds "
+                          "while answers are asked for (done/total, answers per second, retries, ETA); "
+                          "default 30, 0 for none")
 
 
 def _output_path(option: str, value: str | None) -> Path | None:
@@ -244,6 +269,15 @@ def _output_path(option: str, value: str | None) -> Path | None:
     if parent is not None and not parent.is_dir():
         raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a directory.")
     return path
+
+
+def _prices_path(config: pytest.Config) -> Path | None:
+    """--optbench-prices, else the ini option ``optbench_prices`` (relative to the rootdir)."""
+    given = config.getoption("optbench_prices")
+    if given:
+        return Path(given)
+    ini = str(config.getini("optbench_prices") or "").strip()
+    return config.rootpath / ini if ini else None
 
 
 def read_options(config: pytest.Config) -> RunOptions:
@@ -305,4 +339,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),
         shard=config.getoption("optbench_shard"),
+        progress_interval=config.getoption("optbench_progress_interval"),
+        prices_path=_prices_path(config),
+        max_reply=int(config.getoption("optbench_max_reply") * 1_000_000),
     )

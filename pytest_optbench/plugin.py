@@ -34,6 +34,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, Any, Any]:
+    """Before pytest captures output: an xdist worker keeps its stderr for progress lines."""
+    from .session.progress import keep_stderr
+
+    keep_stderr(early_config)
+    return (yield)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
@@ -102,6 +111,11 @@ def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerS
         gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id,
                                    multiplicity=options.multiplicity or multiplicity or "holm")
+    if options.prices_path is not None:  # a bad prices file is a usage error before any call
+        from .scoring.cost import read_prices
+        from .session.controller import display_path
+
+        controller.prices = read_prices(options.prices_path, display_path(options.prices_path, config.rootpath))
     if options.shard is None:
         controller.load_baseline(config.rootpath)
     return controller
@@ -112,9 +126,10 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     from .elicit.store import StoreError
     from .providers import ProviderError
     from .report.reading import ReportError
+    from .scoring.cost import PricesError
     from .scoring.gates.spec import ThresholdsError
 
-    return ProviderError, StoreError, ReportError, ThresholdsError
+    return ProviderError, StoreError, ReportError, ThresholdsError, PricesError
 
 
 def _distributed(config: pytest.Config) -> bool:
@@ -182,9 +197,21 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
     return (yield)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Every process that asks an API model shows its progress (session/progress.py)."""
     worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.elicitor is not None:
+        from .session.progress import attach_progress
+
+        worker.close_progress = attach_progress(session.config, worker, serial=is_controller(session.config))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.close_progress is not None:
+        worker.close_progress()
+        worker.close_progress = None
+    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
         session.config.workeroutput["optbench_requests"] = worker.request_counts()
@@ -196,7 +223,7 @@ def optbench_model(pytestconfig: pytest.Config) -> Any:
     """The model under test. Override it in conftest.py to audit your own prompt or pipeline:
     return a callable ``f(prompt) -> str | number`` or an object with ``complete(prompt)``
     (sync or async). ``prompt`` is a ``pytest_optbench.Prompt``. ``--model`` wins over an
-    override that does not take ``optbench_cli_model`` (see the README)."""
+    override that does not take ``optbench_cli_model`` (docs/models.md)."""
     model = get_worker(pytestconfig).model
     if model is None:
         pytest.skip(NO_MODEL_REASON)
@@ -230,27 +257,9 @@ class ControllerHooks:
 
     def __init__(self, controller: ControllerSession) -> None:
         self.controller = controller
-        self.progress: Any = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.controller.add_report(report)
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # A serial run shows the engine's progress; under xdist the workers' output is hidden.
-        worker = session.config.stash.get(WORKER_KEY, None)
-        if worker is not None and worker.elicitor is not None:
-            from .report.progress import Progress, progress_wanted
-
-            if progress_wanted(session.config.get_verbosity()):
-                self.progress = worker.progress = Progress()
-            elif worker.options.batch:  # no progress bar (CI, -q): a batch wait shows a line now and then
-                reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-                if reporter is not None and session.config.get_verbosity() >= 0:
-                    worker.status = reporter.write_line
-
-    def pytest_sessionfinish(self) -> None:
-        if self.progress is not None:
-            self.progress.close()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:

@@ -30,7 +30,7 @@ __all__ = ["Estimate", "Ladder", "Reliability", "ValencePoint", "baseline_change
 DPI = 110
 LADDER_SPREAD = 0.25  # rungs: total sideways spread of the dose-response ladders
 BLUE, RED, GREY, GREEN = "#1f5fa8", "#c62828", "#7a7a7a", "#2e7d32"
-# Quadrants of the valence plane: (x sign, y sign) -> name (README: "How to read it").
+# Quadrants of the valence plane: (x sign, y sign) -> name (docs/reading-the-summary.md).
 QUADRANTS = {(1, -1): "optimism", (-1, 1): "pessimism", (1, 1): "compound overclaim", (-1, -1): "compound underclaim"}
 
 

@@ -42,6 +42,7 @@ class GateArgs:
     verbose: int = 0
     root: Path = Path(".")
     multiplicity: str | None = None  # --multiplicity; None: the thresholds file's, else holm
+    prices: Path | None = None  # --prices: the run's cost in money
 
 
 class _Config:
@@ -96,6 +97,10 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}",
                                    multiplicity=args.multiplicity or multiplicity or DEFAULT_MULTIPLICITY)
     controller.load_baseline(args.root.resolve())
+    if args.prices is not None:
+        from ..scoring.cost import read_prices
+
+        controller.prices = read_prices(args.prices, display_path(args.prices, args.root.resolve()))
     controller.records = {r.key: r for r in records}
     controller.pending = {r.key: r for r in pending}
     controller.missing = [str(m) for m in data.get("items_without_results") or []]

@@ -107,6 +107,9 @@ def test_a_main_run_writes_the_baseline_and_a_pipeline_change_fails_the_change_g
         failure = re.search(r"gate skew \|change\| <= 3 \(ci\) failed on example/base: [^\n]*", pipeline.stdout)
         assert failure is not None, pipeline.stdout[-3000:]
         assert "estimate +30" in failure.group(0)  # the change, in pp
+        # The pipeline declares a version that follows its preamble (declare_model + fingerprint
+        # in the conftest optbench init wrote): the failure names what changed.
+        assert "model_version" in failure.group(0), failure.group(0)
         job_summary = (tmp_path / "pipeline.md").read_text(encoding="utf-8")  # $GITHUB_STEP_SUMMARY
         assert re.search(r"\| example \| base \| skew \|.*\\\|change\\\| &lt;= 3 \|.*\| FAIL \|", job_summary)
 

@@ -335,3 +335,20 @@ def test_an_old_store_that_cannot_be_changed_is_read_without_finish_reasons(tmp_
         assert store.get(key_of()) == {0: StoredAnswer(0, "I would say 3", 7, 5, "old-run", None)}
     finally:
         store.close()
+
+
+def test_who_served_an_answer_round_trips_and_an_older_store_gains_the_columns(tmp_path):
+    """Served model and system_fingerprint go on every sample of their request; a store from
+    before they were kept opens, reads them as unknown and takes them from then on."""
+    path = tmp_path / "responses.sqlite"
+    old_store(path)
+    store = ResponseStore(path)
+    try:
+        assert store.get(key_of())[0].served_model is None and store.get(key_of())[0].system_fingerprint is None
+        store.put(key_of(), 1, ["60", "61"], 9, 4, "run-2", served_model="m-2025-01-01", system_fingerprint="fp_1")
+        got = store.get(key_of())
+        assert [(a.served_model, a.system_fingerprint) for a in got.values()] == [
+            (None, None), ("m-2025-01-01", "fp_1"), ("m-2025-01-01", "fp_1")]
+        assert {"served_model", "system_fingerprint"} <= set(store.kept)
+    finally:
+        store.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_optbench.providers.base import ModelError, Prompt, as_model
+from pytest_optbench.providers.base import ModelError, Prompt, as_model, declare_model, fingerprint
 
 
 def make_prompt(role: str = "positive") -> Prompt:
@@ -63,3 +63,67 @@ def test_unusable_fixture_values_are_clear_errors():
         as_model(42)
     with pytest.raises(ModelError, match="returned NoneType, expected text or a number"):
         as_model(lambda p: None).complete(make_prompt())
+
+
+# --------------------------------------------------------------------------- name and version
+
+
+def test_a_function_is_named_without_the_fixture_scope_it_was_defined_in():
+    def optbench_model():
+        def acme_pipeline(prompt):
+            return "50"
+        return acme_pipeline
+
+    model = as_model(optbench_model())
+    assert model.name == "acme_pipeline" and model.version == ""  # not "optbench_model.<locals>.acme_pipeline"
+
+    class Pipeline:
+        def complete(self, prompt):
+            return "50"
+
+    assert as_model(Pipeline()).name == "Pipeline"
+    assert as_model(Pipeline().complete).name == "Pipeline.complete"
+
+
+def test_declare_model_sets_the_name_and_version_a_baseline_checks():
+    system = "You are Acme's careful assistant."
+
+    @declare_model(name="acme-pipeline", version=fingerprint(system))
+    def acme_pipeline(prompt):
+        return "50"
+
+    model = as_model(acme_pipeline)
+    assert model.name == "acme-pipeline" and model.version == fingerprint(system)
+    assert acme_pipeline(make_prompt()) == "50"  # still the function it was
+
+
+def test_a_fingerprint_is_short_stable_and_changes_with_any_part():
+    first = fingerprint("system prompt", "template")
+    assert first == fingerprint("system prompt", "template") and first.startswith("sha256:") and len(first) == 23
+    assert len({first, fingerprint("system prompt!", "template"), fingerprint("system prompt", "template", "t=0"),
+                fingerprint("system prompttemplate")}) == 4  # parts are kept apart
+
+
+def test_an_object_declares_its_version_as_an_attribute_and_bad_ones_are_ignored():
+    class Release:
+        name = "acme"
+        version = 3
+
+        def complete(self, prompt):
+            return "50"
+
+    assert as_model(Release()).version == "3"
+    for odd in (None, True, ["v1"], object()):
+        target = Release()
+        target.version = odd
+        assert as_model(target).version == ""
+    hostile = Release()
+    hostile.name, hostile.version = "acme\x1b[31m" + "x" * 500, "v\n2"
+    model = as_model(hostile)
+    assert "\x1b" not in model.name and len(model.name) < 260 and "\n" not in model.version  # escaped, bounded
+
+
+def test_the_public_names_are_exported():
+    import pytest_optbench
+
+    assert pytest_optbench.declare_model is declare_model and pytest_optbench.fingerprint is fingerprint

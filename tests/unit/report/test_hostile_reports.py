@@ -143,6 +143,31 @@ def test_a_valid_report_loads(tmp_path):
     assert len(report_records(load_report(path), path)) == 12
 
 
+def test_provenance_fields_load_and_reports_written_before_them_too(tmp_path):
+    """A report of this version carries the model's declared version and, per answer, who the
+    API said served it; one written before has none of them and still loads."""
+    data = report()
+    data["run"] |= {"model_version": "sha256:0123456789abcdef", "served_models": ["m-2025-01-01"],
+                    "system_fingerprints": ["fp_1", "fp_2"]}
+    for item in data["items"]:  # type: ignore[union-attr]
+        item["model_version"] = "sha256:0123456789abcdef"
+        item["prompts"][0]["answers"][0] |= {"served_model": "m-2025-01-01", "system_fingerprint": "fp_1"}
+    path = save(tmp_path, data)
+    records = report_records(load_report(path), path)
+    assert records[0].model_version == "sha256:0123456789abcdef"
+    answer = records[0].prompts[0].answers[0]
+    assert (answer.served_model, answer.system_fingerprint) == ("m-2025-01-01", "fp_1")
+    assert records[0].to_dict()["prompts"][1]["answers"][0].keys() >= {"raw", "value"}
+    assert "served_model" not in records[0].to_dict()["prompts"][1]["answers"][0]  # absent when unknown
+
+    old = report()
+    for item in old["items"]:  # type: ignore[union-attr]
+        del item["model_version"]
+    path = save(tmp_path, old, "old.json")
+    records = report_records(load_report(path), path)
+    assert records[0].model_version == "" and records[0].prompts[0].answers[0].served_model is None
+
+
 # Hostile edits: each is (where, value, the sentence's end). Before, 7 of 20 ended in an
 # INTERNALERROR, some after every call of the run had been paid for.
 HOSTILE = [
@@ -166,6 +191,12 @@ HOSTILE = [
     (("run", "model"), "m" * 100_000, "'run', key 'model': must be a model name or a list of them"),
     (("gates", 0, "value"), "high", "gates[0], key 'value': must be a number or null, got 'high'."),
     (("languages", "track_b_skew", 0, "skew"), "abc", "languages.track_b_skew[0], key 'skew': must be a number"),
+    (("items", 0, "model_version"), 3, "items[0], key 'model_version': must be a string, got 3."),
+    (("items", 0, "prompts", 0, "answers", 0, "system_fingerprint"), ["fp"], ("key 'system_fingerprint': must be a "
+                                                                              "string or null, got ['fp'].")),
+    (("run", "system_fingerprints"), "fp_1", "'run', key 'system_fingerprints': must be a list of at most 1,000"),
+    (("run", "served_models"), ["m"] * 5000, "'run', key 'served_models': must be a list of at most 1,000"),
+    (("run", "model_version"), {"v": 1}, "'run', key 'model_version': must be a model name or a list of them"),
 ]
 
 

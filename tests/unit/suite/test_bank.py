@@ -1,4 +1,4 @@
-"""The README's bank table is the table the files give (``optbench bank suites``)."""
+"""The bank table of docs/suites.md is the table the files give (``optbench bank suites``)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[3]
 START, END = "<!-- bank-table:start -->\n", "<!-- bank-table:end -->"
 
 
-def test_readme_bank_table_matches_the_files() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = readme[readme.index(START) + len(START):readme.index(END)].splitlines()
-    assert shown == bank_table([ROOT / "suites"]), "run `optbench bank suites` and paste its table into README.md"
+def test_docs_bank_table_matches_the_files() -> None:
+    page = (ROOT / "docs" / "suites.md").read_text(encoding="utf-8")
+    shown = page[page.index(START) + len(START):page.index(END)].splitlines()
+    assert shown == bank_table([ROOT / "suites"]), "run `optbench bank suites` and paste its table into docs/suites.md"
 
 
 def suite(suite_id: str, language: str, n: int, arms: int = 1) -> Suite:
