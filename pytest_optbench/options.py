@@ -66,6 +66,7 @@ class RunOptions:
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
     multiplicity: str | None = None  # --optbench-multiplicity; None: the thresholds file's, else holm
+    on_inconclusive: str | None = None  # --optbench-on-inconclusive; None: each gate's, the file's, else pass
     elicit_fallback: str = "text"  # a server that rejects json/logprobs: ask in text, or fail the answers
     batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
@@ -186,6 +187,11 @@ def add_options(parser: pytest.Parser) -> None:
                     help="error control over the session's 'evidence: ci' gates: holm (family-wise error, the "
                          "default), bh (false discovery rate) or none (each gate's CI alone); overrides the "
                          "thresholds file's 'multiplicity:'")
+    group.addoption("--optbench-on-inconclusive", dest="optbench_on_inconclusive", choices=("pass", "fail"),
+                    metavar="pass|fail",
+                    help="whether a gate whose evidence cannot tell (INCONCLUSIVE: its interval straddles the "
+                         "bound, or too little data) fails the session; overrides every on_inconclusive: of the "
+                         "thresholds file (default: the file's, else pass; strict mode always fails them)")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
@@ -292,6 +298,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
         multiplicity=config.getoption("optbench_multiplicity"),
+        on_inconclusive=config.getoption("optbench_on_inconclusive"),
         elicit_fallback=config.getoption("optbench_elicit_fallback") or "text",
         batch=bool(config.getoption("optbench_batch")),
         batch_wait=config.getoption("optbench_batch_wait"),

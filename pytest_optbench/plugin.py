@@ -79,17 +79,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
-    gates, display, multiplicity = [], None, None
+    gates, display, multiplicity, on_inconclusive = [], None, None, None
     if options.thresholds_path:
         from .scoring.gates.spec import read_thresholds
 
         display = display_path(options.thresholds_path, config.rootpath)
         thresholds = read_thresholds(options.thresholds_path, display)
-        gates, multiplicity = thresholds.gates, thresholds.multiplicity
+        gates, multiplicity, on_inconclusive = thresholds.gates, thresholds.multiplicity, thresholds.on_inconclusive
+    deferred = None
     if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
-        gates, display = [], None
+        gates, deferred = [], gates
     controller = ControllerSession(options, gates, display, run_id,
-                                   multiplicity=options.multiplicity or multiplicity or "holm")
+                                   multiplicity=options.multiplicity or multiplicity or "holm",
+                                   on_inconclusive=on_inconclusive, deferred_gates=deferred)
     if options.shard is None:
         controller.load_baseline(config.rootpath)
     return controller

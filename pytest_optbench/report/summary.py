@@ -78,13 +78,14 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         if len(shown) < len(gates.rows):
             tr.write_line(f"({len(gates.rows) - len(shown)} passing gate rows not shown; -v lists them)")
         tr.write_line(model.gate_family)
+        tr.write_line(model.gate_policy, yellow=bool(head.gates.inconclusive))
         for sentence in model.gate_failures:
             tr.write_line(sentence, red=True)
         for sentence in model.gate_power:
             tr.write_line(f"warning: {sentence}", yellow=True)
         counts = head.gates
-        tr.write_line(counts.text, red=bool(counts.failed), green=not counts.failed and not counts.not_evaluated,
-                      yellow=not counts.failed and bool(counts.not_evaluated), bold=True)
+        tr.write_line(counts.text, red=bool(counts.failing), green=not counts.failing and not counts.inconclusive,
+                      yellow=not counts.failing and bool(counts.inconclusive), bold=True)
         if model.gate_failures:  # so pytest's last line says it too, not just "N passed"
             tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in model.gate_failures)
     closing = model.closing_lines

@@ -8,9 +8,8 @@ from ..records.item import BATCH_PRICE, ItemRecord
 from .aggregate import Aggregate
 from .baseline import Comparison
 from .crosslingual import LanguageSkew
-from .gates.enforcement import RunWarning
+from .gates.enforcement import Policy, RunWarning
 from .gates.evaluate import Verdict
-from .gates.spec import FAIL
 
 
 @dataclass
@@ -24,10 +23,12 @@ class Outcome:
     warnings: list[RunWarning] = field(default_factory=list)  # what the run did not enforce (enforcement.py)
     strict: bool = False  # --optbench-strict: the warnings marked strict fail the session
     pending: list[ItemRecord] = field(default_factory=list)  # answers still in open provider batches: not scored
+    policy: Policy = field(default_factory=Policy)  # whether INCONCLUSIVE gates fail the session
 
     @property
     def failed_gates(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.verdict == FAIL]
+        """The gate rows that fail the session: FAIL, and INCONCLUSIVE under a fail policy."""
+        return [v for v in self.verdicts if v.fails_session]
 
     @property
     def strict_failures(self) -> list[RunWarning]:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ...records.facts import RunFacts
 from ...records.item import ItemRecord
 from .evaluate import Verdict
-from .spec import NOT_EVALUATED
+from .spec import DEFAULT_ON_INCONCLUSIVE, FAIL, INCONCLUSIVE, ON_INCONCLUSIVE, PASS
 
 # Below this share of answers read as a number, a tenth of a suite's answers is lost and every
 # other figure rests on a self-selected subset. Lower than the bundled parse_rate gate (0.95),
@@ -31,8 +31,8 @@ SHOWN = 5  # names listed in one warning
 
 @dataclass(frozen=True)
 class RunWarning:
-    code: str  # gate-not-evaluated, no-model, nothing-selected, marker-near-miss, unused-field,
-    #            low-parse-rate, no-usable-answer
+    code: str  # gate-not-evaluated, no-gates, no-model, nothing-selected, marker-near-miss,
+    #            unused-field, low-parse-rate, no-usable-answer
     text: str  # one sentence that says what to do
     strict: bool = True  # fails the session under strict mode
     headline: bool = False  # shown at the top of the summary and of every report
@@ -50,13 +50,23 @@ def gate_warnings(verdicts: Iterable[Verdict], thresholds: str | None) -> list[R
     """One sentence per gate row that was not evaluated."""
     out = []
     for v in verdicts:
-        if v.verdict != NOT_EVALUATED:
+        if v.evaluated:
             continue
         where = f" ({thresholds or 'thresholds'}, line {v.gate.line})" if v.gate.line else ""
         on = f" on {v.suite}/{v.condition}" if v.suite is not None else ""
         out.append(RunWarning("gate-not-evaluated", f"gate {v.gate.metric} {v.gate.bound_text}{where}{on} was not "
                               f"evaluated: {v.reason}"))
     return out
+
+
+def no_gate_warning(records: Sequence[ItemRecord], gates: int, thresholds: str | None) -> list[RunWarning]:
+    """Item results scored while no gate exists (no thresholds file, or ``gates: []``)."""
+    if not records or gates:
+        return []
+    where = f"{thresholds} has no gates" if thresholds else "no thresholds file was given (nor a thresholds.yaml found)"
+    return [RunWarning("no-gates", f"no gate checked this run: {len(records):,} item result(s) were scored but "
+                       f"{where}; pass --thresholds PATH with at least one gate (the bundled thresholds.yaml is a "
+                       "start)")]
 
 
 def parse_rate_warnings(records: Iterable[ItemRecord], threshold: float = LOW_PARSE_RATE) -> list[RunWarning]:
@@ -89,8 +99,10 @@ def unusable_warning(labels: Sequence[str]) -> list[RunWarning]:
 
 def run_warnings(verdicts: Sequence[Verdict], records: Sequence[ItemRecord], facts: RunFacts, *,
                  no_model_skips: int = 0, unusable: Sequence[str] = (), model_given: bool = False,
-                 strict: bool = False, thresholds: str | None = None) -> list[RunWarning]:
-    """Every warning of a finished run, headlines first."""
+                 strict: bool = False, thresholds: str | None = None,
+                 gates: int | None = None) -> list[RunWarning]:
+    """Every warning of a finished run, headlines first. ``gates``: how many gates the
+    thresholds file holds (None: not known, no "no gate" warning)."""
     out = parse_rate_warnings(records)
     if no_model_skips:
         out.append(RunWarning("no-model", f"no model answered: {no_model_skips} suite item(s) were skipped; pass "
@@ -108,6 +120,8 @@ def run_warnings(verdicts: Sequence[Verdict], records: Sequence[ItemRecord], fac
     out += [RunWarning("unused-field", s) for s in facts.unused_fields]
     if is_optbench_run(facts, model_given, strict) or records:
         out += gate_warnings(verdicts, thresholds)
+    if gates is not None:
+        out += no_gate_warning(records, gates, thresholds)
     out += unusable_warning(unusable)
     return out
 
@@ -117,3 +131,64 @@ def is_optbench_run(facts: RunFacts, model_given: bool, strict: bool) -> bool:
     with a misspelt marker was found), or a model was named. Strict mode alone (say, from
     the ini) does not make a run of a repository's other tests an audit."""
     return bool(facts.suite_items or facts.near_misses or model_given)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Whether INCONCLUSIVE gates fail the session.
+
+    Strict mode fails every one. Otherwise ``cli`` (--optbench-on-inconclusive) wins, then
+    the gate's own ``on_inconclusive:``, then the file's, then the default (pass: a gate fails
+    a build only when its evidence shows the bound crossed; docs/statistics.md says why)."""
+
+    strict: bool = False
+    cli: str | None = None
+    file: str | None = None
+
+    def __post_init__(self) -> None:
+        for value in (self.cli, self.file):
+            if value is not None and value not in ON_INCONCLUSIVE:
+                raise ValueError(f"on_inconclusive must be one of {', '.join(ON_INCONCLUSIVE)}, got {value!r}")
+
+    def for_gate(self, gate_policy: str | None) -> str:
+        if self.strict:
+            return "fail"
+        return self.cli or gate_policy or self.file or DEFAULT_ON_INCONCLUSIVE
+
+    def short(self) -> str:
+        """The global policy in a few words (the gate count line)."""
+        if self.strict:
+            return "inconclusive gates fail: strict mode"
+        return f"inconclusive gates {self.cli or self.file or DEFAULT_ON_INCONCLUSIVE}"
+
+    def text(self, verdicts: Sequence[Verdict]) -> str:
+        """The policy in one sentence, as the summary states it under the gates."""
+        inconclusive = [v for v in verdicts if v.verdict == INCONCLUSIVE]
+        failing = sum(v.fails_session for v in inconclusive)
+        if self.strict:
+            head = "inconclusive gates fail this session (strict mode)"
+        elif self.cli:
+            head = f"inconclusive gates {self.cli} (--optbench-on-inconclusive {self.cli})"
+        else:
+            default = self.file or DEFAULT_ON_INCONCLUSIVE
+            source = "the thresholds file's on_inconclusive" if self.file else "the default; on_inconclusive: fail or " \
+                "--optbench-strict makes them fail"
+            overridden = sum(v.gate.on_inconclusive is not None and v.gate.on_inconclusive != default
+                             for v in verdicts)
+            head = f"inconclusive gates {default} ({source})" + (
+                f", except {overridden} gate row(s) with their own on_inconclusive" if overridden else "")
+        return (f"policy: {head}; {len(inconclusive)} inconclusive, {failing} of them failing"
+                if inconclusive else f"policy: {head}")
+
+
+def apply_policy(verdicts: Sequence[Verdict], policy: Policy) -> list[Verdict]:
+    """Each verdict with the exit policy that applies to it (``Verdict.fails_session``)."""
+    return [replace(v, on_inconclusive=policy.for_gate(v.gate.on_inconclusive)) for v in verdicts]
+
+
+def gate_counts(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """How many gate rows have each verdict."""
+    counts = {FAIL: 0, INCONCLUSIVE: 0, PASS: 0}
+    for v in verdicts:
+        counts[v.verdict] = counts.get(v.verdict, 0) + 1
+    return counts
