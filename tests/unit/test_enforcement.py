@@ -13,7 +13,7 @@ from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison, changed_suites
 from pytest_optbench.scoring.gates.enforcement import parse_rate_warnings, run_warnings
 from pytest_optbench.scoring.gates.evaluate import evaluate
-from pytest_optbench.scoring.gates.spec import NOT_EVALUATED, Gate, ThresholdsError, parse_thresholds
+from pytest_optbench.scoring.gates.spec import INCONCLUSIVE, Gate, ThresholdsError, parse_thresholds
 from pytest_optbench.scoring.labels import quadrant_label
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES, effective_tolerance, is_default_tolerance
 from pytest_optbench.suite.checks import marker_near_miss, top_level_keys, unused_fields
@@ -132,7 +132,7 @@ ARM = [Aggregate("garden-tips", "base", "parse_rate", 1.0, 1.0, 1.0, 10)]
 ])
 def test_each_not_evaluated_gets_its_true_reason(gate: Gate, reason: str) -> None:
     (v,) = evaluate([gate], ARM, PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.reason == reason
+    assert v.verdict == INCONCLUSIVE and v.reason == reason
 
 
 def test_change_gates_are_judged_at_their_tolerance() -> None:
@@ -148,7 +148,7 @@ def test_change_gates_are_judged_at_their_tolerance() -> None:
     assert comparison.find("c", "base", "conditional_violation_rate", 5.0) is changes[1]
     few = Comparison([Change("s", "base", "skew", 0.0, 4.0, 1.0, 7.0, 3)])
     (v,) = evaluate([Gate("skew", "max_increase", 2)], [], PAIRS, few)
-    assert v.verdict == NOT_EVALUATED and v.reason == "3 items shared with the baseline usable, fewer than min_n 6"
+    assert v.verdict == INCONCLUSIVE and v.reason == "3 items shared with the baseline usable, fewer than min_n 6"
 
 
 def test_prompt_changes_are_compared_per_shared_suite() -> None:

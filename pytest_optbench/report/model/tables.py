@@ -285,7 +285,7 @@ def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None,
         cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
                  text("" if v.gate.tolerance_used is None else f"{tolerance_text(v.gate.tolerance_used)} pp"),
                  number(estimate if v.value is not None else "", v.value), number(shown),
-                 number(level if v.interval_low is not None or v.gate.evidence == "point" else ""),
+                 number(level if gate_interval(v)[0] is not None else ""),
                  text(v.gate.bound_text), text(v.gate.evidence), count(v.n), p_cell(v.p_crossing),
                  p_cell(v.p_adjusted), number(detectable_text(v), v.detectable, WARN_TONE if v.underpowered else ""),
                  Cell(verdict_text(v.verdict) + ("" if v.verdict != INCONCLUSIVE or not v.fails_session else " (fails)"),
@@ -377,8 +377,7 @@ def _evidence_text(verdict: Verdict) -> str:
     estimate, shown, level = gate_evidence(verdict)
     if verdict.value is None:
         return "no estimate"
-    return f"estimate {estimate}" + (f", {level} interval {shown}" if verdict.interval_low is not None
-                                     or verdict.gate.evidence == "point" else "")
+    return f"estimate {estimate}" + (f", {level} interval {shown}" if gate_interval(verdict)[0] is not None else "")
 
 
 def gate_message(verdict: Verdict) -> str:
