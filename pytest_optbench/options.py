@@ -174,9 +174,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
                     help="write a self-contained HTML report with plots")
     group.addoption("--optbench-strict", dest="optbench_strict", action="store_true", default=None,
-                    help="fail the session on whatever would leave a gate unenforced: a gate not evaluated, "
-                         "no model, no suite item selected, a misspelt 'optbench' marker, an unused item field "
-                         "(default: the ini option optbench_strict, else off)")
+                    help="fail the session on whatever would leave a gate unenforced: a gate not evaluated "
+                         "or INCONCLUSIVE, no gate at all, no model, no suite item selected, a misspelt "
+                         "'optbench' marker, an unused item field (default: the ini option optbench_strict, "
+                         "else off)")
     parser.addini("optbench_strict", type="bool", default=False,
                   help="pytest-optbench: strict mode for every run of this repository (see --optbench-strict)")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
