@@ -192,7 +192,7 @@ def add_options(parser: pytest.Parser) -> None:
                     metavar="pass|fail",
                     help="whether a gate whose evidence cannot tell (INCONCLUSIVE: its interval straddles the "
                          "bound, or too little data) fails the session; overrides every on_inconclusive: of the "
-                         "thresholds file (default: the file's, else pass; strict mode always fails them)")
+                         "thresholds file (default: the file's, else pass, or fail under strict mode)")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",

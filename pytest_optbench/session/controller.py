@@ -134,7 +134,7 @@ class ControllerSession:
             "base_rate_oos": options.base_rate,
             "thresholds": self.thresholds_display,
             "multiplicity": self.multiplicity,
-            "on_inconclusive": self.policy().for_gate(None),
+            "on_inconclusive": self.policy().for_gate(None),  # for a judged gate without its own
             "baseline": self.baseline_display,
             "answered_by": list(self.facts.sources),
             "strict": options.strict,

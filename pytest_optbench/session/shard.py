@@ -53,10 +53,9 @@ class ShardHooks:
 
         units = units_of(items)
         shards = assign(units, self.count)
-        suites = selection_suites([(i.suite.id, i.case.kind, i.condition.name) for i in items
-                                   if hasattr(i, "specs") and getattr(i, "case", None) is not None
-                                   and getattr(i, "suite", None) is not None
-                                   and getattr(i, "condition", None) is not None])
+        selected: list[Any] = [i for i in items if hasattr(i, "specs") and getattr(i, "case", None) is not None
+                               and getattr(i, "suite", None) is not None and getattr(i, "condition", None) is not None]
+        suites = selection_suites([(i.suite.id, i.case.kind, i.condition.name) for i in selected])
         self.info = shard_info(units, self.index, self.count, suites)
         keep, drop = [], []
         for item in items:

@@ -176,7 +176,10 @@ def test_policy_precedence() -> None:
     assert Policy().for_gate(None) == "pass"
     assert Policy(file="fail").for_gate(None) == "fail" and Policy(file="fail").for_gate("pass") == "pass"
     assert Policy(cli="pass", file="fail").for_gate("fail") == "pass"
-    assert Policy(strict=True, cli="pass").for_gate("pass") == "fail"  # strict means strict
+    assert Policy(strict=True).for_gate(None) == "fail" and Policy(strict=True).for_gate("pass") == "pass"
+    # A gate not evaluated left its bound unenforced: strict mode fails it whatever is set.
+    assert Policy(strict=True, cli="pass", file="pass").for_gate("pass", evaluated=False) == "fail"
+    assert Policy(cli="pass").for_gate("fail", evaluated=False) == "pass"
     with pytest.raises(ValueError):
         Policy(cli="maybe")
 
@@ -188,7 +191,8 @@ def test_inconclusive_fails_the_session_only_under_a_fail_policy() -> None:
     assert [v.verdict for v in verdicts] == [INCONCLUSIVE, INCONCLUSIVE]
     lax = apply_policy(verdicts, Policy())
     assert [v.fails_session for v in lax] == [False, True]
-    assert all(v.fails_session for v in apply_policy(verdicts, Policy(strict=True)))
+    assert [v.fails_session for v in apply_policy(verdicts, Policy(strict=True))] == [True, True]
+    assert [v.fails_session for v in apply_policy(verdicts, Policy(strict=True, file="pass"))] == [False, True]
     text = Policy().text(lax)
     assert text.startswith("policy: inconclusive gates pass (the default") and "1 gate row(s) with their own" in text
     assert text.endswith("2 inconclusive, 1 of them failing")

@@ -7,7 +7,7 @@ text wherever it appears.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ...kinds import DerivedTable
 from ...metrics.stats import CONFIDENCE
@@ -386,12 +386,13 @@ def gate_message(verdict: Verdict) -> str:
             f"{verdict_text(verdict.verdict)}: {_evidence_text(verdict)}; {verdict.reason}")
 
 
-def gate_junit(verdict: Verdict) -> tuple[str, str, str]:
+def gate_junit(verdict: Verdict) -> tuple[str, Literal["passed", "failed", "skipped"], str]:
     """(test name, outcome, message) of a gate row as a JUnit test case: PASS passed, FAIL
     failed, INCONCLUSIVE failed when it fails the session, else skipped."""
     where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
     name = f"{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
-    outcome = "passed" if verdict.verdict == PASS else "failed" if verdict.fails_session else "skipped"
+    outcome: Literal["passed", "failed", "skipped"] = (
+        "passed" if verdict.verdict == PASS else "failed" if verdict.fails_session else "skipped")
     message = gate_message(verdict)
     if verdict.verdict == INCONCLUSIVE:
         policy = "fails the session" if verdict.fails_session else "does not fail the session"

@@ -139,9 +139,11 @@ def is_optbench_run(facts: RunFacts, model_given: bool, strict: bool) -> bool:
 class Policy:
     """Whether INCONCLUSIVE gates fail the session.
 
-    Strict mode fails every one. Otherwise ``cli`` (--optbench-on-inconclusive) wins, then
-    the gate's own ``on_inconclusive:``, then the file's, then the default (pass: a gate fails
-    a build only when its evidence shows the bound crossed; docs/statistics.md says why)."""
+    A gate that was not evaluated (nothing to judge, too little data) was not enforced:
+    strict mode fails it, whatever is set. A gate whose data were judged but cannot tell
+    follows ``cli`` (--optbench-on-inconclusive), then the gate's own ``on_inconclusive:``,
+    then the file's; without any, strict mode fails it and a lax session passes it (a build
+    goes red when its evidence shows a bound crossed; docs/statistics.md says why)."""
 
     strict: bool = False
     cli: str | None = None
@@ -152,40 +154,45 @@ class Policy:
             if value is not None and value not in ON_INCONCLUSIVE:
                 raise ValueError(f"on_inconclusive must be one of {', '.join(ON_INCONCLUSIVE)}, got {value!r}")
 
-    def for_gate(self, gate_policy: str | None) -> str:
-        if self.strict:
+    @property
+    def default(self) -> str:
+        return "fail" if self.strict else DEFAULT_ON_INCONCLUSIVE
+
+    def for_gate(self, gate_policy: str | None, evaluated: bool = True) -> str:
+        if self.strict and not evaluated:
             return "fail"
-        return self.cli or gate_policy or self.file or DEFAULT_ON_INCONCLUSIVE
+        return self.cli or gate_policy or self.file or self.default
 
     def short(self) -> str:
         """The global policy in a few words (the gate count line)."""
+        chosen = self.cli or self.file or self.default
+        return f"inconclusive gates {chosen}" + (": strict mode" if self.strict and not (self.cli or self.file) else "")
+
+    def _source(self) -> str:
+        if self.cli:
+            return f"--optbench-on-inconclusive {self.cli}"
+        if self.file:
+            return "the thresholds file's on_inconclusive" + (
+                "; strict mode fails the ones not evaluated" if self.strict else "")
         if self.strict:
-            return "inconclusive gates fail: strict mode"
-        return f"inconclusive gates {self.cli or self.file or DEFAULT_ON_INCONCLUSIVE}"
+            return "strict mode"
+        return "the default; on_inconclusive: fail or --optbench-strict makes them fail"
 
     def text(self, verdicts: Sequence[Verdict]) -> str:
         """The policy in one sentence, as the summary states it under the gates."""
         inconclusive = [v for v in verdicts if v.verdict == INCONCLUSIVE]
         failing = sum(v.fails_session for v in inconclusive)
-        if self.strict:
-            head = "inconclusive gates fail this session (strict mode)"
-        elif self.cli:
-            head = f"inconclusive gates {self.cli} (--optbench-on-inconclusive {self.cli})"
-        else:
-            default = self.file or DEFAULT_ON_INCONCLUSIVE
-            source = "the thresholds file's on_inconclusive" if self.file else "the default; on_inconclusive: fail or " \
-                "--optbench-strict makes them fail"
-            overridden = sum(v.gate.on_inconclusive is not None and v.gate.on_inconclusive != default
-                             for v in verdicts)
-            head = f"inconclusive gates {default} ({source})" + (
-                f", except {overridden} gate row(s) with their own on_inconclusive" if overridden else "")
+        chosen = self.cli or self.file or self.default
+        overridden = 0 if self.cli else sum(v.gate.on_inconclusive not in (None, chosen) for v in verdicts)
+        head = f"inconclusive gates {chosen} ({self._source()})" + (
+            f", except {overridden} gate row(s) with their own on_inconclusive" if overridden else "")
         return (f"policy: {head}; {len(inconclusive)} inconclusive, {failing} of them failing"
                 if inconclusive else f"policy: {head}")
 
 
 def apply_policy(verdicts: Sequence[Verdict], policy: Policy) -> list[Verdict]:
     """Each verdict with the exit policy that applies to it (``Verdict.fails_session``)."""
-    return [replace(v, on_inconclusive=policy.for_gate(v.gate.on_inconclusive)) for v in verdicts]
+    return [replace(v, on_inconclusive=policy.for_gate(v.gate.on_inconclusive, v.evaluated)) for v in verdicts]
 
 
 def gate_counts(verdicts: Iterable[Verdict]) -> dict[str, int]:
