@@ -158,7 +158,7 @@ def test_no_thresholds_file_means_no_gates(optbench):
     assert run.report["gates"] == []
     assert "optbench summary" in run.text and "gates from" not in run.text
     # ... which is said: nothing was gated (and strict mode fails it).
-    assert [w["code"] for w in run.report["warnings"]] == ["no-gates"]
+    assert "no-gates" in [w["code"] for w in run.report["warnings"]]
     assert "warning: no gate checked this run: 4 item result(s) were scored but no thresholds file was given" \
         in run.text
 

@@ -11,7 +11,7 @@ from pytest_optbench.records.facts import RunFacts
 from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison, changed_suites
-from pytest_optbench.scoring.gates.enforcement import parse_rate_warnings, run_warnings
+from pytest_optbench.scoring.gates.enforcement import Policy, apply_policy, parse_rate_warnings, run_warnings
 from pytest_optbench.scoring.gates.evaluate import evaluate
 from pytest_optbench.scoring.gates.spec import INCONCLUSIVE, Gate, ThresholdsError, parse_thresholds
 from pytest_optbench.scoring.labels import quadrant_label
@@ -207,7 +207,11 @@ def test_run_warnings_cover_each_way_to_enforce_nothing() -> None:
     verdicts = evaluate([Gate("skew", "max_abs", 5, suites=("x",), line=4)], [], {})
     warnings = run_warnings(verdicts, [], facts, no_model_skips=0, thresholds="thresholds.yaml")
     assert [w.code for w in warnings] == ["nothing-selected", "marker-near-miss", "unused-field", "gate-not-evaluated"]
-    assert all(w.strict for w in warnings)
+    # The gate not evaluated is an INCONCLUSIVE row that strict mode fails as a gate; its warning
+    # says why without counting twice.
+    assert [w.strict for w in warnings] == [True, True, True, False]
+    (row,) = apply_policy(verdicts, Policy(strict=True))
+    assert row.fails_session
     assert warnings[-1].text.startswith("gate skew |x| <= 5 (thresholds.yaml, line 4) was not evaluated: ")
     # A run of other tests, in a repository with a thresholds file, is not an audit: no word.
     assert run_warnings(verdicts, [], RunFacts(processes=1), strict=True) == []

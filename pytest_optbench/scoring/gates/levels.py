@@ -51,7 +51,7 @@ def decision_tails(p_values: Sequence[float], method: str, alpha: float) -> list
         for rank, i in enumerate(order, start=1):
             if p_values[i] < rank * alpha / m:
                 k = rank
-        return [alpha * max(k, 1) / m] * m
+        return [min(alpha, alpha * (max(k, 1) / m))] * m
     raise ValueError(f"unknown correction {method!r}")
 
 
