@@ -31,6 +31,7 @@ R replicates is known to about +-2 sqrt(0.05 / R): --reps 2000 resolves +-0.01.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
@@ -234,7 +235,12 @@ def new_binary(p: np.ndarray, y: np.ndarray, rng: np.random.Generator, resamples
     return confidences
 
 
-def old_rate(hits: Sequence[int], checks: Sequence[int]) -> Interval:
+def _violation_checks(kind: str, records: Sequence[ItemRecord]) -> tuple[list[int], list[int]]:
+    hits, checks, _ = violation_counts(kind_of(kind), records, 2.0)
+    return hits, checks
+
+
+def old_rate(hits: Sequence[int] | np.ndarray, checks: Sequence[int] | np.ndarray) -> Interval:
     return proportion_ci(int(sum(hits)), int(sum(checks)))
 
 
@@ -293,12 +299,12 @@ def _pair_arrays(records: Iterable[ItemRecord]) -> dict[tuple[str, str], np.ndar
     out = {("base", "skew"): (plus + minus - 100)[use], ("base", "delta_plus"): (plus - 50)[use],
            ("base", "delta_minus"): (minus - 50)[use]}
     base_plus = {r.item: r.prompt("positive").mean(False) for r in by_condition["base"]}
-    base_skew = dict(zip([r.item for r in by_condition["base"]], plus + minus - 100))
+    base_skew = dict(zip([r.item for r in by_condition["base"]], plus + minus - 100, strict=True))
     for arm in ("narrative_up", "framed"):
         arm_plus, arm_minus = pair_answers(by_condition[arm], keep_fifty=False)
         items = [r.item for r in by_condition[arm]]
-        effect = np.array([a - base_plus[i] for a, i in zip(arm_plus, items)])
-        skew_effect = np.array([a + b - 100 - base_skew[i] for a, b, i in zip(arm_plus, arm_minus, items)])
+        effect = np.array([a - base_plus[i] for a, i in zip(arm_plus, items, strict=True)])
+        skew_effect = np.array([a + b - 100 - base_skew[i] for a, b, i in zip(arm_plus, arm_minus, items, strict=True)])
         out[(arm, "condition_effect")] = effect[np.isfinite(effect)]
         out[(arm, "skew_effect")] = skew_effect[np.isfinite(skew_effect)]
     return out
@@ -402,7 +408,7 @@ def section_rates(board: Board, args: argparse.Namespace, rng: np.random.Generat
             truth = sum(hits_all) / sum(checks_all)
             data = f"sim:{profile} (rate {truth:.3f})"
             _rate_replicates(board, metric, data, pool, args, rng, truth,
-                             lambda rs, kind=kind: violation_counts(kind_of(kind), rs, 2.0)[:2],
+                             functools.partial(_violation_checks, kind),
                              AggregateOptions(tolerances={metric: (2.0,)}), tolerance=2.0)
     # Parse and refusal rates: the samples of one item (its prompts) are clustered.
     suite = _suite("inverted_pair", args.pool)
@@ -462,7 +468,7 @@ def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random
     def share(records: list[ItemRecord], counts: Callable[[Sequence[ItemRecord]], tuple[list[int], list[int]]]
               ) -> np.ndarray:
         hits, checks = counts(records)
-        return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+        return np.array([h / c if c else np.nan for h, c in zip(hits, checks, strict=True)])
 
     decomposable("parse_rate", share(now, _parse_counts), share(before, _parse_counts))
     decomposable("refusal_rate", share(now, _refusal_counts), share(before, _refusal_counts))
@@ -475,7 +481,7 @@ def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random
     if doses_now:
         def dose_rate(records: list[ItemRecord]) -> np.ndarray:
             hits, checks, _ = violation_counts(kind_of("dose_response"), records, 0.0)
-            return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+            return np.array([h / c if c else np.nan for h, c in zip(hits, checks, strict=True)])
         decomposable("dose_response_violation_rate", dose_rate(doses_now),
                      dose_rate([r for r in before if r.kind == "dose_response"]))
     binary_now = [r for r in now if r.kind == "binary"]
@@ -537,7 +543,7 @@ def section_baseline(board: Board, args: argparse.Namespace, rng: np.random.Gene
                     index = rng.integers(0, size, n)
                     first = rng.integers(0, RUNS, n)
                     second = (first + rng.integers(1, RUNS, n)) % RUNS
-                    for t, (j, a, b) in enumerate(zip(index, first, second)):
+                    for t, (j, a, b) in enumerate(zip(index, first, second, strict=True)):
                         now.append(replace(runs[a][kind][j], item=f"{runs[a][kind][j].item}#{t}"))
                         before.append(replace(runs[b][kind][j], item=f"{runs[b][kind][j].item}#{t}"))
                 comparison = compare(now, before, AggregateOptions(seed=r, n_resamples=args.resamples))
@@ -570,7 +576,8 @@ def _consistency(board: Board, metric: str, data: str, version: str, n: int, low
 
 def section_tests(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
     # Skew's p (Wilcoxon, the paper's) against the mean test the CI implies, mean 0.
-    generators = {"numpy normal": lambda g, n: g.normal(0, 1, n),
+    generators: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
+        "numpy normal": lambda g, n: g.normal(0, 1, n),
                   "numpy exponential - 1": lambda g, n: g.exponential(1.0, n) - 1.0,
                   "numpy t3": lambda g, n: g.standard_t(3, n)}
     for data, generate in generators.items():
@@ -660,8 +667,9 @@ def render(board: Board, sizes: Sequence[int]) -> str:
     lines += ["| test | data | version | " + " | ".join(f"n={n}" for n in all_sizes) + " |",
               "|" + "---|" * (3 + len(all_sizes))]
     for key in sorted(board.rejections, key=lambda k: (k[0], k[1], k[2] != "old")):
-        cells = board.rejections[key]
-        lines.append("| " + " | ".join([*key, *(cells[n].text() if n in cells else "" for n in all_sizes)]) + " |")
+        rejected = board.rejections[key]
+        lines.append("| " + " | ".join([*key, *(rejected[n].text() if n in rejected else "" for n in all_sizes)])
+                     + " |")
     return "\n".join(lines)
 
 

@@ -158,7 +158,8 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
             if mass < min_mass:
                 return Reading(None, f"{LOW_MASS_YES_NO} ({mass:.2f} < {min_mass:g})", mass,
                                _rounded({"yes": yes / mass, "no": no / mass}))
-            return Reading(100.0 * yes / mass, None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
+            # 100 * (yes / mass): a share of at most 1, so the value never rounds above 100.
+            return Reading(100.0 * (yes / mass), None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
     if (shape := _path_shape(positions)) is not None:
         return Reading(None, shape, 0.0)
     mass = sum(numbers.values())

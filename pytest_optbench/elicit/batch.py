@@ -305,7 +305,8 @@ class BatchElicitor(ApiElicitor):
             if result.ok and result.texts:
                 texts = result.texts[:line.count]
                 written = self.store.put(line.key, line.first, texts, result.input_tokens, result.output_tokens,
-                                         self.settings.run_id)
+                                         self.settings.run_id, served_model=result.served_model,
+                                         system_fingerprint=result.system_fingerprint)
                 delivered += [(line.key, sample, row.id) for sample in written]
                 self.counts["batch_answers"] += len(written)
                 self.counts["batch_input_tokens"] += result.input_tokens

@@ -331,7 +331,8 @@ class ApiElicitor:
         try:
             written = set(self.store.put(key, first, texts, result.input_tokens, result.output_tokens,
                                          self.settings.run_id, finish_reasons=reasons, mode=served,
-                                         logprobs=logprobs))
+                                         logprobs=logprobs, served_model=result.served_model,
+                                         system_fingerprint=result.system_fingerprint))
         except StoreError as exc:
             self._store_failed(exc)
             written = set()
@@ -343,7 +344,8 @@ class ApiElicitor:
             tokens = (result.input_tokens, result.output_tokens) if offset == 0 else (0, 0)
             self.memory.setdefault(key, {})[first + offset] = StoredAnswer(
                 first + offset, text, *tokens, run_id=self.settings.run_id, finish_reason=reasons[offset],
-                mode=served, logprobs=logprobs[offset])
+                mode=served, logprobs=logprobs[offset], served_model=result.served_model,
+                system_fingerprint=result.system_fingerprint)
             if self.store_error is not None:
                 self.kept_in_memory += 1
 
@@ -597,7 +599,8 @@ class ApiElicitor:
         return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
                            positions=positions, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
-                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens,
+                           served_model=stored.served_model, system_fingerprint=stored.system_fingerprint)
 
 
 class _Stopped(Exception):

@@ -88,7 +88,7 @@ def pair_variance_components(plus: Sequence[Sequence[float] | np.ndarray],
     within / k around its true value; ``between`` is the variance of the items' Skew means
     beyond that (method of moments, clipped at 0).
     """
-    pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(plus, minus)]
+    pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(plus, minus, strict=True)]
     pairs = [(a[~np.isnan(a)], b[~np.isnan(b)]) for a, b in pairs]
     pairs = [(a, b) for a, b in pairs if a.size and b.size]
     if not pairs:

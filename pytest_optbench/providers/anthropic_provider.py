@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..prompts import modes
-from .remote import ApiProvider, ApiRequest, ApiResult, CallFailed
+from .remote import ApiProvider, ApiRequest, ApiResult, CallFailed, served
 
 
 class AnthropicProvider(ApiProvider):
@@ -95,4 +95,5 @@ class AnthropicProvider(ApiProvider):
         reason = getattr(response, "stop_reason", None)  # "max_tokens": cut off
         return ApiResult([text], int(getattr(usage, "input_tokens", 0) or 0),
                          int(getattr(usage, "output_tokens", 0) or 0),
-                         [reason if isinstance(reason, str) and reason else None])
+                         [reason if isinstance(reason, str) and reason else None],
+                         served_model=served(getattr(response, "model", None)))

@@ -13,7 +13,7 @@ from typing import Any
 
 from .anthropic_provider import AnthropicProvider
 from .batch_api import BatchClient, BatchLine, BatchState, LineResult, dumps
-from .remote import ApiRequest
+from .remote import ApiRequest, served
 
 RETRYABLE_TYPES = ("api_error", "overloaded_error", "rate_limit_error", "timeout_error")
 
@@ -99,7 +99,8 @@ class AnthropicBatches(BatchClient):
             text = "".join(str(getattr(b, "text", "") or "") for b in blocks if getattr(b, "type", "") == "text")
             usage = getattr(message, "usage", None)
             return LineResult(custom_id, [text], int(getattr(usage, "input_tokens", 0) or 0),
-                              int(getattr(usage, "output_tokens", 0) or 0))
+                              int(getattr(usage, "output_tokens", 0) or 0),
+                              served_model=served(getattr(message, "model", None)))
         if kind in ("expired", "canceled"):
             return LineResult(custom_id, error=f"anthropic batch: {kind}", expired=True)
         error = getattr(getattr(result, "error", None), "error", None)

@@ -59,6 +59,8 @@ class LineResult:
     retryable: bool = False  # asking again can help (5xx, 429, overloaded)
     expired: bool = False  # never run: the window ended, or the batch was cancelled
     param: str | None = None  # the request parameter a 400 names, when it names one
+    served_model: str | None = None  # the model id the response named (remote.served)
+    system_fingerprint: str | None = None  # OpenAI's system_fingerprint of the response
 
     @property
     def ok(self) -> bool:

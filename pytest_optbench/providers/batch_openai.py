@@ -19,7 +19,7 @@ from typing import Any, Literal
 from ..prompts.modes import TEXT
 from .batch_api import BatchClient, BatchLine, BatchState, LineResult, Rejection, dumps, retryable_status
 from .openai_provider import OpenAIProvider
-from .remote import NON_RETRYABLE_CODES, ApiRequest
+from .remote import NON_RETRYABLE_CODES, ApiRequest, served
 
 ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 ENDED = ("completed", "expired", "cancelled", "failed", "succeeded", "complete", "done")
@@ -120,7 +120,8 @@ class OpenAIBatches(BatchClient):
                 texts = [str(((c or {}).get("message") or {}).get("content") or "") for c in choices]
                 usage = body.get("usage") or {}
                 return LineResult(custom_id, texts, _int(usage.get("prompt_tokens")),
-                                  _int(usage.get("completion_tokens")))
+                                  _int(usage.get("completion_tokens")), served_model=served(body.get("model")),
+                                  system_fingerprint=served(body.get("system_fingerprint")))
             detail = (body or {}).get("error") if isinstance(body, dict) else None
             detail = detail if isinstance(detail, dict) else {}
             message = str(detail.get("message") or detail.get("code") or "no message")

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..answers import distribution
 from ..prompts import modes
-from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
+from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed, served
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
 MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once
@@ -183,7 +183,9 @@ class OpenAIProvider(ApiProvider):
         reasons = [_reason(getattr(c, "finish_reason", None)) for c in choices]  # "length": cut off
         usage = getattr(response, "usage", None)
         return ApiResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                         int(getattr(usage, "completion_tokens", 0) or 0), reasons)
+                         int(getattr(usage, "completion_tokens", 0) or 0), reasons,
+                         served_model=served(getattr(response, "model", None)),
+                         system_fingerprint=served(getattr(response, "system_fingerprint", None)))
 
     def _with_mode(self, result: ApiResult, response: Any, mode: str) -> ApiResult:
         """The mode served, and in logprobs mode each choice's tokens."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..text.display import one_line
 from .base import Prompt
 from .loop import LoopThread
 
@@ -57,6 +58,10 @@ class ApiResult:
     # Logprobs mode: per text, the generated tokens with their alternatives (compact JSON,
     # elicit.distribution.to_json), or None where the server sent none.
     logprobs: list[Any] = field(default_factory=list)
+    # Who served it, where the response says: the model id (a dated snapshot such as
+    # "gpt-4.1-mini-2025-04-14") and OpenAI's system_fingerprint (the backend configuration).
+    served_model: str | None = None
+    system_fingerprint: str | None = None
 
     def logprobs_of(self, index: int) -> Any:
         return self.logprobs[index] if index < len(self.logprobs) else None
@@ -68,6 +73,17 @@ class ApiResult:
 # Finish reasons that mean the text was cut off before the model ended it: OpenAI "length",
 # Anthropic "max_tokens" (and its "model_context_window_exceeded").
 CUT_OFF_REASONS = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+
+
+MAX_SERVED = 200  # characters of a served model id or system_fingerprint kept
+
+
+def served(value: Any) -> str | None:
+    """A response's model id or system_fingerprint as kept with its answers: text on one line,
+    bounded; None where the server sent none (or not a string)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return one_line(value.strip(), MAX_SERVED)
 
 
 def cut_off(finish_reason: str | None) -> bool | None:

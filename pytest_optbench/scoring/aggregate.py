@@ -199,7 +199,7 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
     sds = prompt_sds([p for r in group.records for p in r.prompts])
     sds = sds[~np.isnan(sds)]  # prompts with fewer than two values have none
     return [
-        group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received)], [len(a) for a in answers]),
+        group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received, strict=True)], [len(a) for a in answers]),
         group.rate("parse_rate", [len(p) for p in parsed], [len(r) for r in received]),
         group.rate("refusal_rate", fifties, [len(p) for p in parsed]),
         group.mean_with_ci("item_sd", sds),
@@ -274,7 +274,7 @@ def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, 
     p = prompt_means([r.prompt("yes") for r in records]) / 100.0
     y = np.array([1.0 if r.outcome else 0.0 for r in records])
     keep = ~np.isnan(p)
-    return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
+    return p[keep], y[keep], [r.item for r, k in zip(records, keep, strict=True) if k]
 
 
 # The order binary metrics are reported in (reports have always listed them so).
@@ -393,7 +393,7 @@ def condition_effects(suite: str, by_condition: Mapping[str, list[ItemRecord]], 
     def skews(condition: str) -> dict[str, float]:
         pairs = [r for r in by_condition[condition] if uses(r.kind, SKEW)]
         plus, minus = pair_answers(pairs, keep)
-        return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus)))
+        return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus), strict=True))
 
     base, base_skews = primary("base"), skews("base")
     out = []

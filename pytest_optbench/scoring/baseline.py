@@ -30,8 +30,16 @@ from .tolerances import effective_tolerance
 # Run settings that change answers: a difference is stated above the comparison. Prompts are
 # compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
 # that ran, so it changes with the selection (-k, --language) although no prompt did.
-COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",
-                     "keep_fifty", "base_url_set", "elicit")
+COMPARED_SETTINGS = ("model", "model_version", "samples_override", "temperature_override",
+                     "system_prompt_override", "keep_fifty", "base_url_set", "elicit")
+# Who the API said served the answers: compared only when both runs recorded some (a report
+# from before they were kept, or a model that says nothing, is no evidence of a change).
+SERVED_SETTINGS = {
+    "served_models": ("served model", "the API served another model snapshot, which may answer differently"),
+    "system_fingerprints": ("system_fingerprint", ("the provider's backend configuration changed, which may "
+                                                  "change answers by itself")),
+}
+SHOWN_VALUES = 3
 # Settings a report written before they existed did not record, and the value it had then.
 SETTING_DEFAULTS = {"elicit": "text"}
 
@@ -93,8 +101,23 @@ def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any])
         if now != before:
             why = (" (each elicitation mode is a different measurement: the changes below compare unlike "
                    "with unlike)") if key == "elicit" else ""
+            if key == "model_version":
+                why = " (the version or fingerprint the model declares: the model or its prompt changed)"
             out.append(f"{key}: baseline {before!r}, now {now!r}{why}")
+    for key, (label, why) in SERVED_SETTINGS.items():
+        now, before = (_texts(run.get(key)) for run in (current, baseline))
+        if now and before and now != before:
+            out.append(f"{label}: baseline {_listed(before)}, now {_listed(now)} ({why})")
     return out
+
+
+def _texts(value: Any) -> list[str]:
+    return sorted({str(v) for v in value}) if isinstance(value, (list, tuple)) else []
+
+
+def _listed(values: Sequence[str]) -> str:
+    shown = ", ".join(values[:SHOWN_VALUES])
+    return shown + (f" and {len(values) - SHOWN_VALUES} more" if len(values) > SHOWN_VALUES else "")
 
 
 def changed_suites(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:

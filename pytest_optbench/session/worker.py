@@ -77,6 +77,7 @@ class WorkerSession:
         self.calls: ModelCalls | None = None  # the limits on a conftest model's calls
         self.stop_reported = False  # an item already failed because the session stopped asking
         self.status: Callable[[str], None] | None = None  # batch mode: a status line now and then
+        self.close_progress: Callable[[], None] | None = None  # ends the progress display (session/progress.py)
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt

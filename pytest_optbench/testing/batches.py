@@ -45,6 +45,12 @@ class FakeAPI(Protocol):
     def support_n(self) -> bool: ...
 
     @property
+    def served_model(self) -> str | None: ...
+
+    @property
+    def system_fingerprint(self) -> str | None: ...
+
+    @property
     def reject_params(self) -> tuple[str, ...]: ...
 
     @property
@@ -346,18 +352,21 @@ def _line_success(fake: FakeAPI, api: str, line: dict[str, Any], request: FakeRe
     tokens_in = tokens(request.system + request.user)
     if api == "anthropic":
         return {"custom_id": line.get("custom_id"), "result": {"type": "succeeded", "message": {
-            "id": f"msg_{line.get('custom_id')}", "type": "message", "role": "assistant", "model": request.model,
+            "id": f"msg_{line.get('custom_id')}", "type": "message", "role": "assistant",
+            "model": fake.served_model or request.model,
             "content": [{"type": "text", "text": fake.answer(request, 0)}], "stop_reason": "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": tokens_in, "output_tokens": 2}}}}
     count = request.n if fake.support_n else 1
     choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": fake.answer(request, i)}}
                for i in range(count)]
+    body: dict[str, Any] = {
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+        "model": fake.served_model or request.model, "choices": choices,
+        "usage": {"prompt_tokens": tokens_in, "completion_tokens": 2 * count, "total_tokens": tokens_in + 2 * count}}
+    if fake.system_fingerprint is not None:
+        body["system_fingerprint"] = fake.system_fingerprint
     return {"id": f"batch_req_{line.get('custom_id')}", "custom_id": line.get("custom_id"), "error": None,
-            "response": {"status_code": 200, "request_id": f"req_{line.get('custom_id')}", "body": {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": request.model, "choices": choices,
-                "usage": {"prompt_tokens": tokens_in, "completion_tokens": 2 * count,
-                          "total_tokens": tokens_in + 2 * count}}}}
+            "response": {"status_code": 200, "request_id": f"req_{line.get('custom_id')}", "body": body}}
 
 
 def _line_error(api: str, line: dict[str, Any], fault: str) -> dict[str, Any]:

@@ -70,6 +70,10 @@ class FakeAPI:
     # Or the positions themselves, per request and sample: the reply is their tokens joined.
     logprobs_for: Callable[[FakeRequest, int], list[FakePosition]] | None = None
     port_number: int = 0  # 0: any free port
+    # What a response says served it: the model id (default: the one asked for, as OpenAI's
+    # dated ids are not) and OpenAI's system_fingerprint (default: none sent).
+    served_model: str | None = None
+    system_fingerprint: str | None = None
     requests: list[FakeRequest] = field(default_factory=list)
     batches: FakeBatches = field(default_factory=FakeBatches)  # the batch APIs (testing_batches.py)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -197,13 +201,16 @@ class FakeAPI:
         if request.api in ("openai", "completions"):
             count = request.n if self.support_n else 1
             choices = [self._choice(request, i) for i in range(count)]
-            return self._send(handler, 200, {
+            reply: dict[str, Any] = {
                 "id": "chatcmpl-fake", "object": "chat.completion" if request.api == "openai" else "text_completion",
-                "created": int(time.time()), "model": request.model, "choices": choices,
+                "created": int(time.time()), "model": self.served_model or request.model, "choices": choices,
                 "usage": {"prompt_tokens": tokens(request.system + request.user),
                           "completion_tokens": 2 * count,
                           "total_tokens": tokens(request.system + request.user) + 2 * count},
-            })
+            }
+            if self.system_fingerprint is not None:
+                reply["system_fingerprint"] = self.system_fingerprint
+            return self._send(handler, 200, reply)
         text = self.answer(request, 0)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         stop = "max_tokens" if self._cut_off(request, 0) else "end_turn"
@@ -213,7 +220,7 @@ class FakeAPI:
                         "input": as_json(text)}]
             stop = "tool_use"
         return self._send(handler, 200, {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
+            "id": "msg_fake", "type": "message", "role": "assistant", "model": self.served_model or request.model,
             "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": tokens(request.system + request.user), "output_tokens": 2},
         })

@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 # pytester's in-process runs drop the modules they import, and C extensions (numpy,
@@ -25,6 +24,7 @@ import pytest
 import scipy.stats  # noqa: F401
 import yaml
 from _limits import child_env, limited_command
+from _waiting import stop_within, wait_until
 
 from pytest_optbench.testing import FakeAPI
 
@@ -338,12 +338,11 @@ def test_ctrl_c_leaves_no_pending_task_behind(tmp_path):
     with FakeAPI(latency=1.0) as api:
         proc = _pytest(["--model", "openai:fake", "--base-url", api.openai_url, "--concurrency", "4"],
                        tmp_path, {"OPENAI_API_KEY": KEY})
-        for _ in range(600):  # until requests are in flight
-            if len(api.requests) >= 2:
-                break
-            time.sleep(0.05)
+        # Ctrl-C while requests are in flight (not during start-up, when Python's own
+        # KeyboardInterrupt would end the process before pytest runs, with exit 1).
+        wait_until(lambda: len(api.requests) >= 2, 60, "two requests in flight", proc)
         proc.send_signal(signal.SIGINT)
-        text, _ = proc.communicate(timeout=120)
+        text = stop_within(proc, 60, "the Ctrl-C")
     assert proc.returncode == 2, text
     assert "KeyboardInterrupt" in text
     assert "Task was destroyed but it is pending" not in text
@@ -356,19 +355,18 @@ def test_killed_xdist_controller_stops_its_workers(tmp_path):
     with FakeAPI(latency=0.1) as api:
         proc = _pytest(["--model", "openai:fake", "--base-url", api.openai_url, "--concurrency", "2", "-n", "2"],
                        tmp_path, {"OPENAI_API_KEY": KEY})
-        for _ in range(1200):
-            if len(api.requests) >= 6:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(api.requests) >= 6, 60, "six requests from the workers", proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         seen, quiet = len(api.requests), 0
-        for _ in range(200):  # wait until no request arrives for two seconds
-            time.sleep(0.1)
+
+        def quiet_for_two_seconds() -> bool:
+            nonlocal seen, quiet
             quiet = quiet + 1 if len(api.requests) == seen else 0
             seen = len(api.requests)
-            if quiet >= 20:
-                break
+            return quiet >= 20
+
+        wait_until(quiet_for_two_seconds, 20, "two seconds without a request from the orphaned workers", every=0.1)
     assert seen < 60  # 400 prompts: before, the workers went on for about 15 s
 
 

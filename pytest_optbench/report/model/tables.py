@@ -405,8 +405,11 @@ def _at_tolerance(verdict: Verdict) -> str:
     return "" if tolerance is None else f" at tolerance {tolerance:g} pp"
 
 
-def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
-    """One sentence per gate row that fails the session."""
+def failure_sentences(verdicts: Sequence[Verdict], comparison: Comparison | None = None) -> list[str]:
+    """One sentence per gate row that fails the session; a failed change gate also names what
+    changed against the baseline (the model's declared version, the served model, settings,
+    prompts)."""
+    changed = changed_text(comparison) if comparison is not None else ""
     out = []
     for v in verdicts:
         if not v.fails_session:
@@ -414,12 +417,20 @@ def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
         head = f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence})"
         where = f"{v.suite}/{v.condition}" if v.suite is not None else "(no suite matched)"
         if v.verdict == FAIL:
-            out.append(f"{head} failed on {where}: {_evidence_text(v)} ({v.reason})")
+            also = f"; against the baseline, {changed}" if changed and v.gate.is_change else ""
+            out.append(f"{head} failed on {where}: {_evidence_text(v)} ({v.reason}){also}")
         else:
             out.append(f"{head} is INCONCLUSIVE on {where} and fails the session (on_inconclusive: fail, or strict "
-                       f"mode): "
-                       f"{_evidence_text(v)} ({v.reason})")
+                       f"mode): {_evidence_text(v)} ({v.reason})")
     return out
+
+
+def changed_text(comparison: Comparison) -> str:
+    """What differs from the baseline run, in one clause ("" when nothing does)."""
+    parts = [d.split(" (", 1)[0] for d in comparison.setting_differences]
+    if comparison.changed_suites:
+        parts.append(f"the prompts of {', '.join(comparison.changed_suites)} changed")
+    return "; ".join(parts)
 
 
 def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:

@@ -52,7 +52,7 @@ def gate_warnings(verdicts: Iterable[Verdict], thresholds: str | None) -> list[R
     for v in verdicts:
         if v.evaluated:
             continue
-        where = f" ({thresholds or 'thresholds'}, line {v.gate.line})" if v.gate.line else ""
+        where = f" ({v.gate.source or thresholds or 'thresholds'}, line {v.gate.line})" if v.gate.line else ""
         on = f" on {v.suite}/{v.condition}" if v.suite is not None else ""
         # Its row is INCONCLUSIVE: strict mode fails it as a gate (enforcement by policy), so the
         # warning says why without counting twice.
