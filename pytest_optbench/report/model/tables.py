@@ -281,7 +281,7 @@ def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None,
     method = gate_multiplicity(verdicts, multiplicity)
     for v in sorted_verdicts(verdicts):
         estimate, shown, level = gate_evidence(v)
-        tone = VERDICT_TONE.get(v.verdict, NE_TONE)
+        tone = FAIL_TONE if v.fails_session else VERDICT_TONE.get(v.verdict, NE_TONE)
         cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
                  text("" if v.gate.tolerance_used is None else f"{tolerance_text(v.gate.tolerance_used)} pp"),
                  number(estimate if v.value is not None else "", v.value), number(shown),
