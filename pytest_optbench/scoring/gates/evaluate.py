@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...metrics.confidence import NATURAL_BOUNDS, Confidence
+from ...metrics.confidence import NATURAL_BOUNDS, Confidence, PointConfidence
 from ...metrics.gate_tests import adjust, p_crossing
 from ...metrics.power import detectable_crossing
 from ...metrics.stats import CONFIDENCE
@@ -300,6 +300,8 @@ def _interval_at(v: Verdict, level: float) -> tuple[float, float] | None:
     """The interval at ``level``, None where no honest one exists: no confidence distribution
     beyond the 95% CI, a method that is no interval ("none": every value equal), or an
     interval that is not finite."""
+    if isinstance(v.confidence, PointConfidence) and str(v.confidence.method).startswith("none"):
+        return _no_spread(v, level)
     if v.confidence is not None:
         found = v.confidence.interval(level)
         low, high, method = found.low, found.high, found.method
@@ -310,6 +312,18 @@ def _interval_at(v: Verdict, level: float) -> tuple[float, float] | None:
     if not (math.isfinite(low) and math.isfinite(high)) or low > high or str(method).startswith("none"):
         return None
     return float(low), float(high)
+
+
+def _no_spread(v: Verdict, level: float) -> tuple[float, float] | None:
+    """n values, every one equal to e: no spread to estimate a mean's interval from. The sign
+    test still speaks: every value lies on one side of any other value, with one-sided p
+    0.5^n, so [e, e] is the distribution-free interval at ``level`` when 0.5^n is below its
+    tail, and there is none (cannot tell) when it is not (n = 6 at 95%; more under a
+    correction)."""
+    estimate = v.confidence.estimate if v.confidence is not None else math.nan
+    if not math.isfinite(estimate) or v.n < 1 or not 0.5 ** v.n < (1.0 - level) / 2.0:
+        return None
+    return float(estimate), float(estimate)
 
 
 def _correction_text(v: Verdict) -> str:

@@ -115,10 +115,22 @@ def test_ten_pairs_straddling_the_bound_are_inconclusive_not_pass() -> None:
     assert p.verdict == INCONCLUSIVE and "too few items for this bound" in p.reason
 
 
-def test_a_degenerate_interval_is_inconclusive() -> None:
-    agg = Aggregate("track-b", "base", "skew", 0.0, 0.0, 0.0, 8, confidence=PointConfidence(0.0, "none: every value equal"))
-    (v,) = evaluate([Gate("skew", "max_abs", 5, "ci")], [agg], PAIRS)
-    assert v.verdict == INCONCLUSIVE and v.reason.startswith("no honest 95% interval")
+def test_values_without_spread_are_judged_by_the_sign_test() -> None:
+    """Every value equal: no interval of a mean, but 0.5^n bounds the chance that all n lie on
+    one side by luck, so [e, e] decides from n = 6 on at 95% (and INCONCLUSIVE below)."""
+    def agg(n: int, value: float = 0.0) -> Aggregate:
+        return Aggregate("track-b", "base", "skew", value, value, value, n,
+                         confidence=PointConfidence(value, "none: every value equal"))
+
+    gate = Gate("skew", "max_abs", 5, "ci", min_n=1)
+    (few,) = evaluate([gate], [agg(5)], PAIRS)
+    assert few.verdict == INCONCLUSIVE and few.reason.startswith("no honest 95% interval")
+    (enough,) = evaluate([gate], [agg(6)], PAIRS)
+    assert enough.verdict == PASS and (enough.interval_low, enough.interval_high) == (0.0, 0.0)
+    (shifted,) = evaluate([Gate("skew", "max_increase", 2, "ci")], [], PAIRS, comparison=None)
+    assert shifted.verdict == INCONCLUSIVE and not shifted.evaluated  # no baseline: nothing to judge
+    (beyond,) = evaluate([gate], [agg(20, 15.0)], PAIRS)
+    assert beyond.verdict == FAIL
 
 
 @settings(max_examples=60, deadline=None)
