@@ -44,6 +44,9 @@ class EngineSettings:
     # Requests in a row that time out or cannot connect, with no answer in between, before the
     # session stops asking a server that is down or hung (the retries would take hours).
     max_dead_requests: int = 32
+    # Requests in a row that time out (no complete reply within --optbench-timeout), with no
+    # answer in between: the server stopped answering, and the session stops asking it.
+    max_timeouts: int = 6
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class RunOptions:
     shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
     prices_path: Path | None = None  # --optbench-prices (or the ini option): the run's cost in money
     progress_interval: float = 30.0  # --optbench-progress-interval: seconds between plain progress lines (0: none)
+    max_reply: int = 8_000_000  # --optbench-max-reply, in bytes: one reply body (or conftest reply) at most
 
 
 def _quoted(text: str) -> str:
@@ -126,6 +130,8 @@ _int = _number(int)
 _wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
 _batch_size = _number(int, 1, 1_000_000)
 _interval = _number(float, 0, MAX_SECONDS)  # --optbench-progress-interval: 0 turns the plain line off
+_megabytes = _number(float, high=10_000, above=0)
+DEFAULT_MAX_REPLY_MB = 8.0
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -229,6 +235,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-deadline", dest="optbench_deadline", type=_seconds, metavar="S",
                      help="seconds the whole session may spend asking the model; what is not answered by "
                           "then is not asked (default: no deadline)")
+    engine.addoption("--optbench-max-reply", dest="optbench_max_reply", type=_megabytes,
+                     default=DEFAULT_MAX_REPLY_MB, metavar="MB",
+                     help="the largest reply read, in megabytes (default 8): a server's reply body, a batch "
+                          "result line, or what a conftest model returns (in characters); a larger one is that "
+                          "answer's error, and is never read whole into memory")
     engine.addoption("--optbench-cache-dir", dest="optbench_cache_dir", metavar="DIR",
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
@@ -338,4 +349,5 @@ def read_options(config: pytest.Config) -> RunOptions:
         shard=config.getoption("optbench_shard"),
         progress_interval=config.getoption("optbench_progress_interval"),
         prices_path=_prices_path(config),
+        max_reply=int(config.getoption("optbench_max_reply") * 1_000_000),
     )

@@ -94,6 +94,11 @@ def answer_key(identity: Mapping[str, Any], system: str, user: str, temperature:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def _text_or_none(value: str | None) -> str | None:
+    """Text a UTF-8 store can hold (a lone surrogate in a token would stop the write)."""
+    return None if value is None else well_formed(value)
+
+
 @dataclass(frozen=True)
 class StoredAnswer:
     sample: int
@@ -239,7 +244,7 @@ class ResponseStore:
             for offset, text in enumerate(texts):
                 tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
                 added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
-                         "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None,
+                         "mode": mode, "logprobs": _text_or_none(logprobs[offset] if offset < len(logprobs) else None),
                          "served_model": served_model, "system_fingerprint": system_fingerprint}
                 names = [*_ANSWER_COLUMNS, *self.kept]
                 row: tuple[Any, ...] = (key, first_sample + offset, well_formed(text), *tokens, run_id, now,

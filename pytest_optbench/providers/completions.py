@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..answers import distribution
 from ..prompts import modes
+from . import wire, wire_openai
 from .openai_provider import OpenAIProvider
 from .remote import ApiRequest
 
@@ -75,14 +75,7 @@ class CompletionsProvider(OpenAIProvider):
             params["logprobs"] = self.top_logprobs
 
     async def _create(self, params: dict[str, Any]) -> Any:
-        return await self.client.completions.create(**params)
+        return await self.client.completions.with_raw_response.create(**params)
 
-    @staticmethod
-    def _text(choice: Any) -> str:
-        return getattr(choice, "text", None) or ""
-
-    @staticmethod
-    def _positions(choice: Any) -> Any:
-        logprobs = getattr(choice, "logprobs", None)
-        positions = distribution.positions_from_completion(logprobs) if logprobs is not None else []
-        return distribution.to_json(positions) if positions else None
+    def _reply(self, data: Any, mode: str) -> wire.Reply:
+        return wire_openai.completion_reply(data, mode)

@@ -255,6 +255,53 @@ def test_a_hung_server_is_bounded_by_the_session_deadline(pytester, run):
     no_crash(text)
 
 
+def _content(value):
+    def mangle(what, body):
+        if what == "openai":
+            for choice in body["choices"]:
+                choice["message"]["content"] = value
+        return body
+    return mangle
+
+
+@pytest.mark.parametrize(("elicit", "content"), [("text", 65), ("json", [1, 2])])
+def test_content_that_is_no_text_fails_its_items_in_one_line_with_every_report(pytester, run, elicit, content):
+    pytester.makefile(".yaml", suite=pair_suite(2))
+    with FakeAPI(mangle=_content(content)) as api:
+        status, text = run("--model", "openai:fake", "--base-url", api.openai_url, "--optbench-elicit", elicit,
+                           "--optbench-retries", "0", "--optbench-report", "r.json", "--junitxml", "j.xml")
+    assert status == 1
+    no_crash(text)
+    said = "content is a number, not text" if content == 65 else "content[0] is a number, not an object"
+    assert f"choices[0].message.{said}" in text
+    report = json.loads((pytester.path / "r.json").read_text())
+    errors = {a["error"] for i in report["items"] for p in i["prompts"] for a in p["answers"]}
+    assert all("unusable answer" in e for e in errors)
+
+
+def test_a_server_that_stops_answering_ends_the_session_without_a_deadline(pytester, run):
+    pytester.makefile(".yaml", suite=pair_suite(20))
+    answered: set[str] = set()
+
+    def fault(request):
+        if len(answered) < 4 or request.user in answered:
+            answered.add(request.user)
+            return None
+        return "timeout"
+
+    with FakeAPI(fault_for=fault, timeout_sleep=5) as api:
+        status, text = run("--model", "openai:fake", "--base-url", api.openai_url, "--optbench-timeout", "0.2",
+                           "--concurrency", "2", "--optbench-report", "r.json", "-rs")
+        asked = len(api.requests)
+    assert status == 1
+    no_crash(text)
+    assert "the server stopped answering: 6 requests in a row timed out (0.2 s each, --optbench-timeout)" in text
+    assert asked <= 4 + 6 + 2  # the answered prompts' requests, the six, and those in flight: not 36 x 7
+    report = json.loads((pytester.path / "r.json").read_text())
+    kept = [a for i in report["items"] for p in i["prompts"] for a in p["answers"] if a.get("raw") is not None]
+    assert len(kept) == 2 * len(answered)  # every answer received is stored and reported
+
+
 def test_a_hung_conftest_model_times_out_then_is_left_alone(pytester, run):
     pytester.makefile(".yaml", suite=pair_suite(30))
     pytester.makeconftest(model_conftest("import time; time.sleep(60)"))

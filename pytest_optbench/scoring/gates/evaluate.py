@@ -27,7 +27,7 @@ from ..aggregate import Aggregate, metric_applies
 from ..baseline import Comparison
 from ..minimum_data import shortfall, total_for, unit, usable_text
 from .levels import decision_tails, level_text
-from .reasons import NO_BASELINE, ONLY_WITH, unmatched_reason, unshared_reason
+from .reasons import NO_BASELINE, NO_HONEST_INTERVAL, ONLY_WITH, unmatched_reason, unshared_reason
 from .spec import (
     DEFAULT_MULTIPLICITY,
     DEFAULT_ON_INCONCLUSIVE,
@@ -96,10 +96,11 @@ class Verdict:
 
 
 def _unjudged(gate: Gate, suite: str | None, condition: str | None, reason: str, value: float | None = None,
-              n: int = 0, n_total: int | None = None) -> Verdict:
-    """A gate with nothing (or too little) to judge: INCONCLUSIVE, never PASS."""
+              n: int = 0, n_total: int | None = None, evaluated: bool = False) -> Verdict:
+    """A gate with nothing (or too little) to judge, or (``evaluated``) whose estimate has no
+    honest interval: INCONCLUSIVE with the reason, never PASS; decided already."""
     return Verdict(gate, suite, condition, INCONCLUSIVE, value, n=n, n_total=n_total, reason=reason,
-                   evaluated=False)
+                   evaluated=evaluated)
 
 
 def evaluate(
@@ -173,6 +174,10 @@ def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]
             rows.append(_unjudged(*where, short, change.delta, n=change.n))
             continue
         low, high = change.ci_low, change.ci_high
+        if gate.evidence == "ci" and (why := change.interval_reason) is not None:
+            # Judged, and the evidence cannot tell: INCONCLUSIVE (not "not evaluated").
+            rows.append(_unjudged(*where, NO_HONEST_INTERVAL + why, change.delta, n=change.n, evaluated=True))
+            continue
         if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
             rows.append(_unjudged(*where, "too few shared items for a confidence interval", change.delta, n=change.n))
             continue
@@ -193,7 +198,7 @@ def _test_of_bound(gate: Gate, confidence: Confidence | None) -> dict[str, Any]:
         return {}
     kind, bound = gate.plain()
     p = _finite(p_crossing(confidence, kind, bound))
-    detectable = _finite(detectable_crossing(confidence, GATE_ALPHA))
+    detectable = _finite(detectable_crossing(confidence, GATE_ALPHA, side=kind, bound=bound))
     ideal = _ideal(gate)
     underpowered = detectable is not None and ideal is not None and 0 < abs(bound - ideal) < detectable
     return {"p_crossing": p, "detectable": detectable, "underpowered": underpowered}
@@ -236,7 +241,7 @@ def _adjust(verdicts: list[Verdict], multiplicity: str = DEFAULT_MULTIPLICITY) -
             out[i] = replace(verdicts[i], p_holm=float(by_holm[j]), p_bh=float(by_bh[j]), p_adjusted=float(chosen[j]),
                              multiplicity=multiplicity, family=name, family_size=len(members),
                              level=1.0 - 2.0 * tails[j])
-    return [decide(v) if v.evaluated else v for v in out]
+    return [decide(v) if v.evaluated and not v.reason else v for v in out]
 
 
 def decide(v: Verdict) -> Verdict:
@@ -350,6 +355,11 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
                          n_total=total)
     if (short := shortfall(agg.n, total, gate.required_n, what)) is not None:
         return _unjudged(gate, suite, condition, short, value, n=agg.n, n_total=total)
+    if gate.evidence == "ci" and (why := agg.interval_reason) is not None:
+        # The method cannot give an honest interval here (no spread, a separated sample, a
+        # bias correction beyond the draws): the gate decides nothing, either way.
+        return _unjudged(gate, suite, condition, NO_HONEST_INTERVAL + why, value, n=agg.n, n_total=total,
+                         evaluated=True)
     if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
         return _unjudged(gate, suite, condition, "too few items for a confidence interval", value, n=agg.n,
                          n_total=total)

@@ -243,16 +243,13 @@ def test_finish_reasons_are_kept_in_the_store_across_a_rerun(fake, make):
 
 
 def test_a_server_that_gives_no_finish_reason_leaves_truncation_unknown(fake, make):
-    server = fake(answer=lambda request, index: CUT_REPLY)
+    def without_reason(what, body):
+        for choice in body["choices"]:
+            del choice["finish_reason"]
+        return body
+
+    server = fake(answer=lambda request, index: CUT_REPLY, mangle=without_reason)
     elicitor = make(server)
-    original = elicitor.provider._result
-
-    def without_reason(response):
-        for choice in response.choices:
-            choice.finish_reason = None
-        return original(response)
-
-    elicitor.provider._result = without_reason  # type: ignore[method-assign]
     [record] = run_all(elicitor, [spec(samples=1)])
     assert (record.answers[0].value, record.answers[0].truncated) == (30, None)
     assert elicitor.store.get(elicitor.key(spec(samples=1)))[0].finish_reason is None

@@ -24,7 +24,6 @@ from pytest_optbench.metrics.confidence import (
     Confidence,
     EceConfidence,
     NoConfidence,
-    PointConfidence,
     StudentizedBootstrap,
     bootstrap_confidence,
     min_count,
@@ -109,10 +108,10 @@ def test_studentized_bootstrap_hand_cases() -> None:
     assert isinstance(studentized_bootstrap(np.array([]), rng, 100), NoConfidence)
     one = studentized_bootstrap(np.array([3.0]), rng, 100)
     assert isinstance(one, NoConfidence) and one.estimate == 3.0 and math.isnan(one.interval().low)
+    # No spread and no range: no honest interval, and the reason says so (issue 27, D5).
     flat = studentized_bootstrap(np.full(6, 2.5), rng, 100)
-    assert isinstance(flat, PointConfidence)
-    assert (flat.interval().low, flat.interval().high) == (2.5, 2.5)
-    assert flat.p_value(2.5) == 1.0 and flat.p_value(3.0) == 0.0
+    assert isinstance(flat, NoConfidence) and flat.estimate == 2.5 and "no spread" in (flat.reason or "")
+    assert math.isnan(flat.interval().low) and math.isnan(flat.p_value(3.0))
     with_nan = studentized_bootstrap(np.array([1.0, np.nan, 2.0, 4.0]), np.random.default_rng(1), 200)
     same = studentized_bootstrap(np.array([1.0, 2.0, 4.0]), np.random.default_rng(1), 200)
     assert with_nan.interval() == same.interval()
@@ -208,6 +207,9 @@ def test_bc_interval_matches_efron_formula() -> None:
        st.booleans(), LEVELS, FINITE.map(lambda v: v / 5))
 def test_bootstrap_confidence_contract(draws: np.ndarray, estimate: float, bc: bool, level: float, value: float) -> None:
     cd = bootstrap_confidence(draws, estimate, bias_correct=bc)
+    if cd.reason is not None:  # every draw equal, or BC's percentiles beyond the draws: no interval
+        assert isinstance(cd, NoConfidence) and math.isnan(cd.interval(level).low)
+        return
     interval = cd.interval(level)
     assert interval.low <= estimate <= interval.high  # extended to the estimate where needed
     assert_contract(cd, value, level)
@@ -261,8 +263,14 @@ def test_clustered_rate_contract_and_bounds(cells: list[tuple[int, int]], level:
 
 
 def test_zero_events_still_give_an_interval() -> None:
-    interval = rate_confidence([0] * 30, [5] * 30).interval()
-    assert interval.low == 0.0 and 0.0 < interval.high < 0.1
+    """0 events among clustered checks cannot show their clustering: every item counts as
+    one check (issue 27: Clopper-Pearson on all 300 checks, upper end 0.012, covered a
+    clustered 2% rate 0.83 of the time at 30 items)."""
+    interval = rate_confidence([0] * 30, [10] * 30).interval()
+    assert interval.low == 0.0 and interval.high == pytest.approx(1 - 0.025 ** (1 / 30))
+    assert rate_confidence([5] * 30, [5] * 30).interval().low == pytest.approx(0.025 ** (1 / 30))
+    # One check per item: plain Clopper-Pearson, as before.
+    assert rate_confidence([0] * 300, [1] * 300).interval().high == pytest.approx(1 - 0.025 ** (1 / 300))
 
 
 @given(st.integers(0, 300), st.integers(1, 300), LEVELS)
