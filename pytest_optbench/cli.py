@@ -381,14 +381,23 @@ def cmd_merge(args: argparse.Namespace) -> int:
         pending_records(data, path)
         reports.append((name, data))
     merged, notes = merge_reports(reports)
-    write(Path(args.output), merged)
+    strict = args.strict if args.strict is not None else merged["run"].get("strict") is True
+    merged["run"]["strict"] = strict
+    try:
+        write(Path(args.output), merged)
+    except OSError as exc:
+        raise CliError(f"--output {args.output}: not written ({exc.strerror or type(exc).__name__}).") from None
     for note in notes:
-        print(f"optbench merge: note: {note}")
+        print(f"optbench merge: {'strict' if strict else 'note'}: {note}")
     info = merged["run"]["merge"]
     shards = f", shards 1-{info['shards']} of {info['shards']}" if info.get("shards") else ""
     print(f"optbench merge: {args.output} holds {info['results']:,} item results ({info['pending']:,} pending, "
           f"{len(merged['items_without_results']):,} without results) from {len(reports)} report(s){shards}; "
           f"score and gate it with: optbench gate {args.output}")
+    if strict and notes:
+        print(f"optbench merge: strict mode: {len(notes)} problem(s) above fail the merge (the merged report was "
+              "written)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -402,7 +411,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     gate_args = GateArgs(Path(args.report), [Path(t) for t in args.thresholds or []], path(args.baseline), path(args.output),
                          path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
-                         multiplicity=args.multiplicity, prices=path(args.prices))
+                         multiplicity=args.multiplicity, on_inconclusive=args.on_inconclusive,
+                         prices=path(args.prices))
     try:
         return run_gate(gate_args, print)
     except (ReportError, ThresholdsError, StoreError, ValueError, OSError) as exc:
@@ -511,6 +521,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")
     merge.add_argument("reports", nargs="+", help="JSON reports written with --optbench-shard I/N (all N of them)")
     merge.add_argument("--output", required=True, help="where to write the merged report")
+    merge.add_argument("--strict", action="store_true", default=None,
+                       help="fail (exit 1, the merged report still written) when the merge cannot prove the "
+                            "reports cover the whole selection (default: strict when a report was written under "
+                            "strict mode)")
+    merge.add_argument("--no-strict", dest="strict", action="store_false", help="not strict, whatever the reports say")
     merge.set_defaults(func=cmd_merge)
     gate = sub.add_parser("gate", help="score and gate a (merged) JSON report offline, with a session's exit codes")
     gate.add_argument("report", help="a JSON report (e.g. from optbench merge)")
@@ -521,7 +536,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (also to $GITHUB_STEP_SUMMARY)")
     gate.add_argument("--html", metavar="PATH", help="write the HTML report")
     gate.add_argument("--junitxml", metavar="PATH", help="write items and gate verdicts as JUnit XML")
-    gate.add_argument("--strict", action="store_true", help="items still pending in provider batches fail")
+    gate.add_argument("--strict", action="store_true", default=None,
+                      help="fail on whatever leaves a gate unenforced, as --optbench-strict does: a gate not "
+                           "evaluated or inconclusive, no gate at all, items still pending in provider batches "
+                           "(default: strict when the report's run was)")
+    gate.add_argument("--no-strict", dest="strict", action="store_false", help="not strict, whatever the report says")
+    gate.add_argument("--on-inconclusive", choices=("pass", "fail"),
+                      help="whether INCONCLUSIVE gates fail (overrides the thresholds file's on_inconclusive; "
+                           "default: the file's, else pass)")
     gate.add_argument("-v", "--verbose", action="count", default=0, help="list every gate row")
     gate.add_argument("--prices", metavar="PATH", help="a prices file: show the run's cost in money")
     gate.add_argument("--multiplicity", choices=("holm", "bh", "none"),

@@ -70,6 +70,7 @@ class RunOptions:
     cache_dir: Path = Path(".optbench")
     strict: bool = False  # --optbench-strict or the ini option: what is not enforced fails the session
     multiplicity: str | None = None  # --optbench-multiplicity; None: the thresholds file's, else holm
+    on_inconclusive: str | None = None  # --optbench-on-inconclusive; None: each gate's, the file's, else pass
     elicit_fallback: str = "text"  # a server that rejects json/logprobs: ask in text, or fail the answers
     batch: bool = False  # --optbench-batch: ask through the providers' batch APIs
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
@@ -191,9 +192,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
                     help="write a self-contained HTML report with plots")
     group.addoption("--optbench-strict", dest="optbench_strict", action="store_true", default=None,
-                    help="fail the session on whatever would leave a gate unenforced: a gate not evaluated, "
-                         "no model, no suite item selected, a misspelt 'optbench' marker, an unused item field "
-                         "(default: the ini option optbench_strict, else off)")
+                    help="fail the session on whatever would leave a gate unenforced: a gate not evaluated "
+                         "or INCONCLUSIVE, no gate at all, no model, no suite item selected, a misspelt "
+                         "'optbench' marker, an unused item field (default: the ini option optbench_strict, "
+                         "else off)")
     parser.addini("optbench_prices", default="",
                   help="a prices file for every run of this repository (relative to the rootdir; "
                        "--optbench-prices wins)")
@@ -207,6 +209,11 @@ def add_options(parser: pytest.Parser) -> None:
                     help="error control over the session's 'evidence: ci' gates: holm (family-wise error, the "
                          "default), bh (false discovery rate) or none (each gate's CI alone); overrides the "
                          "thresholds file's 'multiplicity:'")
+    group.addoption("--optbench-on-inconclusive", dest="optbench_on_inconclusive", choices=("pass", "fail"),
+                    metavar="pass|fail",
+                    help="whether a gate whose evidence cannot tell (INCONCLUSIVE: its interval straddles the "
+                         "bound, or too little data) fails the session; overrides every on_inconclusive: of the "
+                         "thresholds file (default: the file's, else pass, or fail under strict mode)")
     group.addoption("--optbench-seed", dest="optbench_seed", type=_int, default=0, metavar="N",
                     help="seed for bootstrap CIs and simulated models (default 0)")
     group.addoption("--optbench-base-rate", dest="optbench_base_rate", type=_probability, metavar="P",
@@ -334,6 +341,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         cache_dir=Path(config.getoption("optbench_cache_dir") or config.rootpath / ".optbench"),
         strict=bool(config.getoption("optbench_strict") or config.getini("optbench_strict")),
         multiplicity=config.getoption("optbench_multiplicity"),
+        on_inconclusive=config.getoption("optbench_on_inconclusive"),
         elicit_fallback=config.getoption("optbench_elicit_fallback") or "text",
         batch=bool(config.getoption("optbench_batch")),
         batch_wait=config.getoption("optbench_batch_wait"),

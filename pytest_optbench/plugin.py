@@ -107,10 +107,15 @@ def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerS
     from .session.bank import session_thresholds
 
     gates, display, multiplicity = session_thresholds(options, config.rootpath)
+    # Each gate carries its file's on_inconclusive; one shared by every gate is the file's.
+    policies = {g.on_inconclusive for g in gates}
+    on_inconclusive = policies.pop() if len(policies) == 1 else None
+    deferred = None
     if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
-        gates, display = [], None
+        gates, deferred = [], gates
     controller = ControllerSession(options, gates, display, run_id,
-                                   multiplicity=options.multiplicity or multiplicity or "holm")
+                                   multiplicity=options.multiplicity or multiplicity or "holm",
+                                   on_inconclusive=on_inconclusive, deferred_gates=deferred)
     if options.prices_path is not None:  # a bad prices file is a usage error before any call
         from .scoring.cost import read_prices
         from .session.controller import display_path

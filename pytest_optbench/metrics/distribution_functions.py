@@ -87,10 +87,19 @@ def _beta_tail(x: float, a: float, b: float, function: str, outside: tuple[float
     return float(getattr(_special(), function)(a, b, x))
 
 
+TINY_Q = 1e-300  # below: subnormal territory, where the root finders give up
+
+
 def beta_ppf(q: float, a: float, b: float) -> float:
     """The q-quantile of Beta(a, b) (``scipy.stats.beta.ppf``)."""
     if not _valid_beta(a, b) or not 0 <= q <= 1:
         return math.nan
     if q == 0 or q == 1:
         return float(q)
-    return float(_special().betaincinv(a, b, q))
+    special = _special()
+    quantile = float(special.betaincinv(a, b, q))
+    if math.isnan(quantile) and q < TINY_Q:
+        # betaincinv gives up on subnormal q (so does scipy.stats, with a wrong value). There
+        # the lower tail is its leading term, I_x(a, b) ~ x^a / (a B(a, b)): solve it for x.
+        return math.exp((math.log(q) + math.log(a) + float(special.betaln(a, b))) / a)
+    return quantile

@@ -8,7 +8,7 @@ template joins scenario and question.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,3 +127,16 @@ def elicit_mode(suite: Suite, item: Item, settings: Settings) -> str:
 def prompt_fingerprint(texts: list[str]) -> str:
     """Short hash identifying the system prompts and templates of a run."""
     return hashlib.sha256("\x1e".join(sorted(set(texts))).encode()).hexdigest()[:16]
+
+
+def suite_prompt_hashes(records: Sequence[Any]) -> dict[str, str]:
+    """Each suite -> the hash of all its prompts, from records (``suite``, ``key``,
+    ``suite_prompt_hash``) in key order."""
+    return {r.suite: r.suite_prompt_hash for r in sorted(records, key=lambda r: r.key) if r.suite_prompt_hash}
+
+
+def run_prompt_hash(records: Sequence[Any]) -> str:
+    """One hash over the prompts of the suites that reported (older records: the items'): the
+    same for a run, its shards merged, and the merged run gated offline."""
+    hashes = suite_prompt_hashes(records)
+    return prompt_fingerprint(list(hashes.values()) if hashes else [r.prompt_hash for r in records])

@@ -46,7 +46,7 @@ td.pass{background:#dff3e3;color:#14532d;font-weight:600}td.fail{background:#fbe
 td.ne{background:#fff4cc;color:#6b5500}
 .banner{padding:10px 14px;border-radius:6px;font-weight:600;margin:10px 0}
 .banner.fail{background:#fbe0e0;color:#8b1111}.banner.pass{background:#dff3e3;color:#14532d}
-.banner.ne{background:#eef1f4;color:#333}
+.banner.ne{background:#eef1f4;color:#333}.banner.warn{background:#fff4cc;color:#6b5500}
 .note{color:#555;font-size:12.5px;margin:4px 0}.note.warn{color:#8a5a00}.note.fail{color:#8b1111;font-weight:600}
 .q{white-space:pre-wrap;font-size:12px;margin:2px 0;max-width:620px}.q b{color:#444}
 figure{margin:10px 0 18px}figure img{max-width:100%;height:auto;border:1px solid #e3e3e3}
@@ -172,7 +172,7 @@ def metadata_section(outcome: Outcome, model: RunModel, metadata: Mapping[str, A
 def gate_banner(model: RunModel) -> str:
     counts = model.headline.gates
     if not counts.total:
-        return '<div class="banner ne">No gates: no thresholds file was used.</div>'
+        return '<div class="banner ne">No gates: no thresholds file was used, or it has no gates.</div>'
     return f'<div class="banner {counts.tone}">{esc(counts.text)}</div>'
 
 
@@ -182,6 +182,7 @@ def gates_section(model: RunModel) -> str:
     sentences = "".join(f'<p class="note fail">{esc(s)}</p>' for s in model.gate_failures)
     sentences += "".join(note(s, warn=True) for s in model.gate_not_evaluated)
     sentences += "".join(note(s, warn=True) for s in model.gate_power)
+    sentences += note(model.gate_policy, warn=bool(model.headline.gates.inconclusive))
     return sentences + model_table(model.gates)  # its notes say which correction applied
 
 

@@ -56,7 +56,7 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
     model = build_run_model(outcome, metadata)
     head = model.headline
     lines = [f"## pytest-optbench: {cell(head.model)}", ""]
-    icon = "❌" if head.failed else "✅"
+    icon = "❌" if head.failed else "⚠️" if head.gates.inconclusive else "✅"
     lines.append(f"{icon} **{head.gates.text}** · {head.results} item results · elicit `{head.elicit}` · "
                  f"prompt `{head.prompt_hash}`")
     if model.scale:
@@ -65,7 +65,7 @@ def build_markdown(outcome: Outcome, metadata: dict[str, Any]) -> str:
         lines.append(f"\n**{len(head.missing)} item(s) sent no answers** (crashed worker or fixture error).")
     if head.gates.total:
         lines += table_section(model.gates)
-        lines += ["", cell(model.gate_family)]
+        lines += ["", cell(model.gate_family), "", cell(model.gate_policy)]
         lines += [f"- ⚠️ {cell(s)}" for s in model.gate_power]
     lines += table_section(model.key_metrics)
     if model.changes is not None:

@@ -32,7 +32,20 @@ MAX_RESAMPLES = 100_000  # as --optbench-bootstrap: a report must not make compa
 _RUN_FIELDS = {"model": "model", "keep_fifty": "bool?", "seed": "int?", "bootstrap_resamples": "resamples?",
                "samples_override": "int?", "temperature_override": "num?", "system_prompt_override": "bool?",
                "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?",
+               "base_rate_oos": "num?", "thresholds": "text?", "multiplicity": "text?", "baseline": "text?",
+               "on_inconclusive": "text?", "strict": "bool?", "answered_by": "strs?", "provider_notes": "strs?",
+               "requests": "counts?", "usage": "object?", "suite_prompt_hashes": "strmap?", "engine": "object?",
+               "shard": "object?", "batch": "object?", "merge": "object?", "merged_from": "list?",
                "model_version": "model", "served_models": "texts?", "system_fingerprints": "texts?"}
+# The parts of the run's sections that are read back (merge, gate, the summary's lines).
+_RUN_SECTIONS = {
+    "engine": {"concurrency": "int?", "max_retries": "int?", "max_tokens": "int?", "offline": "bool?"},
+    "shard": {"index": "int?", "count": "int?", "results_total": "count?", "answers": "count?", "assigned": "list?",
+              "selection": "text?", "suites": "object?"},
+    "batch": {"open": "object?", "wait_seconds": "num?", "max_lines": "int?"},
+    "merge": {"reports": "count?", "shards": "count?", "complete": "bool?", "results": "count?",
+              "pending": "count?"},
+}
 _ITEM_FIELDS = {"suite": "str", "item": "str", "condition": "str", "kind": "kind", "file": "str", "model": "str",
                 "prompts": "list", "track": "str?", "domain": "str?", "language": "str", "expected": "finite?",
                 "outcome": "bool?", "direction": "str?", "prompt_hash": "str", "suite_prompt_hash": "str",
@@ -47,8 +60,12 @@ _MODES = ("text", "json", "logprobs")  # elicit/modes.py (a report is read witho
 _MAX_DISTRIBUTION = 102  # values 0-100, or yes and no
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",
                      "ci_low": "num?", "ci_high": "num?", "n": "int?", "p_value": "num?", "tolerance": "num?"}
-_GATE_FIELDS = {"metric": "str?", "suite": "str?", "condition": "str?", "bound_text": "str?", "verdict": "str?",
-                "value": "num?", "ci_low": "num?", "ci_high": "num?"}
+_VERDICTS = ("pass", "fail", "inconclusive", "not evaluated")  # scoring/gates/spec.py; "not evaluated": old reports
+_GATE_FIELDS = {"metric": "str?", "suite": "str?", "condition": "str?", "bound_text": "str?", "verdict": "verdict?",
+                "value": "num?", "ci_low": "num?", "ci_high": "num?", "bound": "num?", "bound_kind": "str?",
+                "evidence": "str?", "n": "int?", "evaluated": "bool?", "level": "share?", "interval_low": "num?",
+                "interval_high": "num?", "on_inconclusive": "str?", "fails_session": "bool?", "family": "str?",
+                "family_size": "count?", "p_crossing": "share?", "p_adjusted": "share?", "tolerance": "num?"}
 _LANGUAGE_FIELDS = {"language": "str", "skew": "num?", "ci_low": "num?", "ci_high": "num?", "n": "int?"}
 
 
@@ -93,6 +110,14 @@ def _fits(kind: str, value: Any) -> bool:
     if kind == "distribution":
         return (isinstance(value, dict) and len(value) <= _MAX_DISTRIBUTION
                 and all(isinstance(k, str) and len(k) <= 3 and _is_number(v) and 0 <= v <= 1 for k, v in value.items()))
+    if kind == "verdict":
+        return isinstance(value, str) and value in _VERDICTS
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "counts":
+        return isinstance(value, dict) and all(isinstance(k, str) and _fits("count", v) for k, v in value.items())
+    if kind == "strmap":
+        return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
     if kind == "list":
         return isinstance(value, list)
     if kind == "strs":
@@ -112,7 +137,9 @@ _WHAT = {"str": "a string", "text": f"a string of at most {MAX_RUN_TEXT:,} chara
          "list": "a list", "strs": "a list of strings",
          "texts": f"a list of at most {MAX_RUN_LIST:,} strings of at most {MAX_RUN_TEXT:,} characters", "model": "a model name or a list of them",
          "mode": f"one of {', '.join(_MODES)}", "share": "a number from 0 to 1",
-         "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1"}
+         "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1",
+         "verdict": f"one of {', '.join(_VERDICTS)}", "object": "an object",
+         "counts": "an object of whole numbers of at least 0", "strmap": "an object of strings"}
 
 
 def _what(kind: str) -> str:
@@ -155,9 +182,32 @@ def _depth(data: Any) -> int:
 
 def check_report(data: dict[str, Any], path: Path) -> None:
     """Every field this package reads from a report has the type it expects."""
-    _check_fields(path, "'run'", data["run"], _RUN_FIELDS)
-    for i, item in enumerate(data["items"]):
-        where = f"items[{i}]"
+    run = data["run"]
+    _check_fields(path, "'run'", run, _RUN_FIELDS)
+    for section, fields in _RUN_SECTIONS.items():
+        if isinstance(run.get(section), dict):
+            _check_fields(path, f"run.{section}", run[section], fields)
+    for key, value in ((run.get("batch") or {}).get("open") or {}).items():
+        _check_fields(path, f"run.batch.open[{one_line(key, 40)!r}]", value, {"expires": "num?"})
+    for i, entry in enumerate((run.get("shard") or {}).get("assigned") or []):
+        if not (isinstance(entry, list) and len(entry) == 4 and all(isinstance(v, str) for v in entry)):
+            raise ReportError(f"{path}: run.shard.assigned[{i}]: must be a list of 4 strings (suite, item, "
+                              f"condition, test id), got {shown(entry, 60)}.")
+    for i, entry in enumerate(run.get("merged_from") or []):
+        _check_fields(path, f"run.merged_from[{i}]", entry, {"report": "str?", "shard": "str?", "results": "count?",
+                                                             "pending": "count?", "without_results": "count?"})
+    for key, kind in (("items_pending", "list?"), ("items_without_results", "strs?")):
+        if not _fits(kind, data.get(key)):
+            raise ReportError(f"{path}: key '{key}': must be {_WHAT[kind.rstrip('?')]}, got "
+                              f"{shown(data.get(key), 60)}.")
+    _check_items(path, data["items"], "items")
+    _check_items(path, data.get("items_pending") or [], "items_pending")
+    _check_scores(path, data)
+
+
+def _check_items(path: Path, items: list[Any], name: str) -> None:
+    for i, item in enumerate(items):
+        where = f"{name}[{i}]"
         _check_fields(path, where, item, _ITEM_FIELDS, _ITEM_REQUIRED, closed=True)
         roles = set()
         for j, prompt in enumerate(item["prompts"]):
@@ -169,6 +219,9 @@ def check_report(data: dict[str, Any], path: Path) -> None:
         if missing:
             raise ReportError(f"{path}: {where}: an item of kind {item['kind']} needs a prompt with role "
                               f"'{missing[0]}'.")
+
+
+def _check_scores(path: Path, data: dict[str, Any]) -> None:
     for i, aggregate in enumerate(data["aggregates"]):
         _check_fields(path, f"aggregates[{i}]", aggregate, _AGGREGATE_FIELDS,
                       ("suite", "condition", "metric", "value", "ci_low", "ci_high"))

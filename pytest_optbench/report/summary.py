@@ -9,7 +9,7 @@ from typing import Any
 
 from ..scoring.outcome import Outcome
 from .model import RunModel, build_run_model
-from .model.table import PASS, Table
+from .model.table import FAIL, Table
 from .terminal import StyledLine, render_table, style
 
 
@@ -70,21 +70,26 @@ def write_summary(tr: Any, outcome: Outcome | None, metadata: dict[str, Any], ha
         gates = model.gates
         shown = list(gates.rows)
         if len(shown) > MAX_GATE_ROWS and not verbose:  # long tables hide what failed
-            shown = [row for row in shown if row.tone != PASS]
+            shown = [row for row in shown if row.tone == FAIL]
         tr.write_line("")
         tr.write_line(f"{gates.title}:", bold=True)
         for text, line_style in render_table(gates, shown):
             _write(tr, text, line_style)
         if len(shown) < len(gates.rows):
-            tr.write_line(f"({len(gates.rows) - len(shown)} passing gate rows not shown; -v lists them)")
+            hidden = len(gates.rows) - len(shown)
+            counts = head.gates
+            lax = counts.inconclusive - (counts.failing - counts.failed)
+            tr.write_line(f"({hidden} gate rows that do not fail the session not shown: {lax} inconclusive, "
+                          f"{counts.passed} passed; -v lists them)")
         tr.write_line(model.gate_family)
+        tr.write_line(model.gate_policy, yellow=bool(head.gates.inconclusive))
         for sentence in model.gate_failures:
             tr.write_line(sentence, red=True)
         for sentence in model.gate_power:
             tr.write_line(f"warning: {sentence}", yellow=True)
         counts = head.gates
-        tr.write_line(counts.text, red=bool(counts.failed), green=not counts.failed and not counts.not_evaluated,
-                      yellow=not counts.failed and bool(counts.not_evaluated), bold=True)
+        tr.write_line(counts.text, red=bool(counts.failing), green=not counts.failing and not counts.inconclusive,
+                      yellow=not counts.failing and bool(counts.inconclusive), bold=True)
         if model.gate_failures:  # so pytest's last line says it too, not just "N passed"
             tr.stats.setdefault("optbench gate(s) failed", []).extend(GateFailureStat(f) for f in model.gate_failures)
     closing = model.closing_lines

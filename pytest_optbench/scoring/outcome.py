@@ -11,9 +11,8 @@ from .aggregate import Aggregate
 from .baseline import Comparison
 from .cost import Cost, Prices, run_cost
 from .crosslingual import LanguageSkew
-from .gates.enforcement import RunWarning
+from .gates.enforcement import Policy, RunWarning
 from .gates.evaluate import Verdict
-from .gates.spec import FAIL
 
 
 @dataclass
@@ -27,6 +26,7 @@ class Outcome:
     warnings: list[RunWarning] = field(default_factory=list)  # what the run did not enforce (enforcement.py)
     strict: bool = False  # --optbench-strict: the warnings marked strict fail the session
     pending: list[ItemRecord] = field(default_factory=list)  # answers still in open provider batches: not scored
+    policy: Policy = field(default_factory=Policy)  # whether INCONCLUSIVE gates fail the session
     prices: Prices | None = None  # the user's prices (--optbench-prices): the run's cost in money
 
     @cached_property
@@ -36,7 +36,8 @@ class Outcome:
 
     @property
     def failed_gates(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.verdict == FAIL]
+        """The gate rows that fail the session: FAIL, and INCONCLUSIVE under a fail policy."""
+        return [v for v in self.verdicts if v.fails_session]
 
     @property
     def strict_failures(self) -> list[RunWarning]:

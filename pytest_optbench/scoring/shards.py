@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..prompts.build import prompt_fingerprint
+from ..prompts.build import run_prompt_hash, suite_prompt_hashes
 from ..records.item import ItemRecord
 from .outcome import Outcome
 
@@ -68,8 +68,11 @@ def selection_fingerprint(units: Sequence[Unit]) -> str:
     return stable_hash(*sorted(f"{u.suite}\x1e{u.item}\x1e{u.condition}\x1e{u.prompts}" for u in units))
 
 
-def shard_info(units: Sequence[Unit], index: int, count: int) -> dict[str, Any]:
-    """The report's ``run.shard`` section for shard ``index`` (0-based) of ``count``."""
+def shard_info(units: Sequence[Unit], index: int, count: int,
+               suites: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The report's ``run.shard`` section for shard ``index`` (0-based) of ``count``;
+    ``suites``: every selected suite's kinds and conditions (``gates.selection``), so that
+    strict mode can check the gates against the whole selection."""
     shards = assign(units, count)
     mine = sorted((u for u in units if shards[(u.suite, u.item)] == index),
                   key=lambda u: (u.suite, u.item, u.condition))
@@ -77,6 +80,7 @@ def shard_info(units: Sequence[Unit], index: int, count: int) -> dict[str, Any]:
         "index": index + 1, "count": count, "selection": selection_fingerprint(units),
         "results_total": len(units), "answers": sum(u.answers for u in mine),
         "assigned": [[u.suite, u.item, u.condition, u.nodeid] for u in mine],
+        **({"suites": dict(suites)} if suites is not None else {}),
     }
 
 
@@ -196,7 +200,11 @@ def _merged(reports: Sequence[tuple[str, dict[str, Any]]], complete: bool | None
     shard = first.get("shard") or {}
     run = {k: v for k, v in first.items() if k not in ("shard", "usage", "requests", "provider_notes")}
     run.update({
-        "prompt_hash": prompt_fingerprint([r.prompt_hash for r in records]),
+        "prompt_hash": run_prompt_hash(records),
+        "suite_prompt_hashes": suite_prompt_hashes(records),
+        # Strict if any shard ran strict; who answered, over every shard.
+        "strict": any(d["run"].get("strict") is True for _, d in reports),
+        "answered_by": list(dict.fromkeys(str(s) for _, d in reports for s in d["run"].get("answered_by") or [])),
         "usage": Outcome([], [], records).usage(),
         "requests": requests,
         "provider_notes": sorted({n for _, d in reports for n in d["run"].get("provider_notes") or []}),

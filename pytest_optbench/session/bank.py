@@ -58,7 +58,8 @@ def session_thresholds(options: RunOptions, root: Path) -> tuple[list[Gate], str
 
     read = read_thresholds(found.thresholds, str(found.thresholds))
     scope = bank_suite_ids(found.suites)
-    gates = [replace(g, source=str(found.thresholds), scope=scope) for g in read.gates]
+    gates = [replace(g, source=str(found.thresholds), scope=scope,
+                     on_inconclusive=g.on_inconclusive or read.on_inconclusive) for g in read.gates]
     display = (f"the bundled defaults of {found.origin} ({found.thresholds}), judging the bundled suites only: "
                f"no {THRESHOLDS_FILE} at {root} and no --thresholds")
     return gates, display, read.multiplicity

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,6 +22,7 @@ from ..text.display import one_line, printable
 if TYPE_CHECKING:
     from ..records.item import ItemRecord
     from ..scoring.cost import Prices
+    from ..scoring.gates.enforcement import Policy, RunWarning
     from ..scoring.gates.evaluate import Verdict
     from ..scoring.gates.spec import Gate
     from ..scoring.outcome import Outcome
@@ -29,10 +30,15 @@ if TYPE_CHECKING:
 
 class ControllerSession:
     def __init__(self, options: RunOptions, gates: list[Gate], thresholds_display: str | None,
-                 run_id: str, multiplicity: str = "holm") -> None:
+                 run_id: str, multiplicity: str = "holm", on_inconclusive: str | None = None,
+                 deferred_gates: list[Gate] | None = None) -> None:
         self.options = options
         self.gates = gates
-        self.multiplicity = multiplicity  # error control over the CI gates (scoring/gates.py)
+        self.multiplicity = multiplicity  # error control over the CI gates (scoring/gates/)
+        self.file_on_inconclusive = on_inconclusive  # the thresholds file's top-level on_inconclusive
+        # A CI shard judges no gate (the merged run does): the thresholds file's gates, kept for
+        # what a shard can check without the other shards' answers (session/shard.py).
+        self.deferred_gates = deferred_gates
         self.thresholds_display = thresholds_display
         self.run_id = run_id
         self.records: dict[tuple[str, str, str], ItemRecord] = {}
@@ -90,15 +96,15 @@ class ControllerSession:
 
     def suite_prompt_hashes(self) -> dict[str, str]:
         """Each suite that reported -> the hash of all its prompts (selected or not)."""
-        return {r.suite: r.suite_prompt_hash for r in sorted(self.records.values(), key=lambda r: r.key)
-                if r.suite_prompt_hash}
+        from ..prompts.build import suite_prompt_hashes
+
+        return suite_prompt_hashes(list(self.records.values()))
 
     def prompt_hash(self) -> str:
         """One hash over the prompts of the suites that reported (older records: the items')."""
-        from ..prompts.build import prompt_fingerprint
+        from ..prompts.build import run_prompt_hash
 
-        hashes = self.suite_prompt_hashes()
-        return prompt_fingerprint(list(hashes.values()) if hashes else [r.prompt_hash for r in self.records.values()])
+        return run_prompt_hash(list(self.records.values()))
 
     def settings_snapshot(self) -> dict[str, Any]:
         """The settings that change answers, as the report records and a baseline compares them."""
@@ -138,6 +144,7 @@ class ControllerSession:
             "base_rate_oos": options.base_rate,
             "thresholds": self.thresholds_display,
             "multiplicity": self.multiplicity,
+            "on_inconclusive": self.policy().for_gate(None),  # for a judged gate without its own
             "baseline": self.baseline_display,
             "answered_by": list(self.facts.sources),
             "strict": options.strict,
@@ -157,11 +164,21 @@ class ControllerSession:
                     or facts.near_misses or facts.unused_fields or options.model_spec or options.report_path
                     or options.markdown_path or options.html_path)
 
+    def policy(self) -> Policy:
+        """Whether INCONCLUSIVE gates fail this session (scoring/gates/enforcement.py)."""
+        from ..scoring.gates.enforcement import Policy
+
+        return Policy(self.options.strict, self.options.on_inconclusive, self.file_on_inconclusive)
+
+    def gate_count(self) -> int:
+        """Gates in the thresholds file (a shard's deferred ones included)."""
+        return len(self.gates) + len(self.deferred_gates or [])
+
     def finish(self) -> Outcome:
         from ..scoring.aggregate import AggregateOptions, aggregate
         from ..scoring.baseline import compare
         from ..scoring.crosslingual import language_skews
-        from ..scoring.gates.enforcement import run_warnings
+        from ..scoring.gates.enforcement import apply_policy, run_warnings
         from ..scoring.gates.evaluate import evaluate
         from ..scoring.minimum_data import possible_n
         from ..scoring.outcome import Outcome
@@ -185,16 +202,29 @@ class ControllerSession:
             except Exception as exc:  # noqa: BLE001 - the answers are paid for: report them anyway
                 self.output_errors.append(f"--optbench-baseline {self.baseline_display}: could not be compared "
                                           f"({type(exc).__name__}: {one_line(exc, 200)}).")
-        verdicts = evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()}, comparison,
-                            possible_n(records), self.multiplicity)
+        policy = self.policy()
+        verdicts = apply_policy(evaluate(self.gates, aggregates, {s: sorted(k) for s, k in suite_kinds.items()},
+                                         comparison, possible_n(records), self.multiplicity), policy)
         warnings = run_warnings(verdicts, records, self.facts, no_model_skips=self.no_model_skips,
                                 unusable=self.unusable, model_given=bool(self.options.model_spec),
-                                strict=self.options.strict, thresholds=self.thresholds_display)
+                                strict=self.options.strict, thresholds=self.thresholds_display,
+                                gates=self.gate_count())
+        warnings += self.shard_warnings()
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
                                language_skews(aggregates, records, options), comparison, warnings,
                                self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)],
-                               prices=self.prices)
+                               policy=policy, prices=self.prices)
         return self.outcome
+
+    def shard_warnings(self) -> list[RunWarning]:
+        """A CI shard's gates, checked against the whole selection (every shard's suites and
+        conditions): a gate that no suite of the run can ever match is known now."""
+        shard = self.extra.get("shard")
+        if not self.deferred_gates or not isinstance(shard, dict) or not isinstance(shard.get("suites"), dict):
+            return []
+        from ..scoring.gates.selection import unmatchable_warnings
+
+        return unmatchable_warnings(self.deferred_gates, shard["suites"], self.thresholds_display)
 
     def write_outputs(self, outcome: Outcome) -> list[str]:
         """The report files asked for; the Markdown also goes to GitHub's job summary.
@@ -262,20 +292,17 @@ class ControllerSession:
         if xml is None:
             return
         # The message rounds every number the way the terminal shows it.
-        from ..report.model.tables import gate_message
+        from ..report.model.tables import gate_junit
 
         for verdict in verdicts:
             source = verdict.gate.source or self.thresholds_display or "thresholds.yaml"
-            where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
-            nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
-            message = gate_message(verdict)
-            outcome: Literal["passed", "failed", "skipped"] = (
-                "passed" if verdict.verdict == "pass" else "failed" if verdict.verdict == "fail" else "skipped")
+            name, outcome, message = gate_junit(verdict)
+            nodeid = f"{source}::{name}"
             longrepr: Any = None
             if outcome == "failed":
                 longrepr = message
             elif outcome == "skipped":
-                longrepr = (source, verdict.gate.line, f"not evaluated: {verdict.reason}")
+                longrepr = (source, verdict.gate.line, message)
             for when in ("call", "teardown"):
                 xml.pytest_runtest_logreport(pytest.TestReport(
                     nodeid, (source, verdict.gate.line, nodeid), {}, outcome if when == "call" else "passed",

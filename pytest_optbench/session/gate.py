@@ -5,8 +5,11 @@ of CI shards, or any run's report), the run's settings (seed, bootstrap resample
 keep-fifty, base rate, overrides) and the thresholds and baseline given now; ``finish()``
 scores and gates them and ``write_outputs()`` writes the JSON, Markdown (also to
 ``$GITHUB_STEP_SUMMARY``) and HTML reports; a JUnit XML has the items and the gate verdicts.
-The exit code is the session's: 0 all good, 1 a gate or an item failed (or an item is
-still pending under strict mode), 4 a usage error, 5 no item results.
+The exit code is the session's: 0 all good, 1 a gate failed the session (FAIL, or INCONCLUSIVE
+under a fail policy), an item failed, a report was not written, or strict mode found a problem
+(an item still pending, a gate not evaluated or inconclusive, no gate at all), 4 a usage error,
+5 no item results. Strict mode is the report's own (``run.strict``) unless --strict or
+--no-strict says otherwise, so a strict CI run cannot turn lax on the way to the gate.
 """
 
 from __future__ import annotations
@@ -38,10 +41,11 @@ class GateArgs:
     markdown: Path | None = None
     html: Path | None = None
     junitxml: Path | None = None
-    strict: bool = False
+    strict: bool | None = None  # --strict / --no-strict; None: as the report's run was (run.strict)
     verbose: int = 0
     root: Path = Path(".")
     multiplicity: str | None = None  # --multiplicity; None: the thresholds file's, else holm
+    on_inconclusive: str | None = None  # --on-inconclusive; None: each gate's, the file's, else pass
     prices: Path | None = None  # --prices: the run's cost in money
 
 
@@ -72,12 +76,12 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
     ThresholdsError or ValueError with one sentence."""
     from ..report.summary import write_summary
-    from ..scoring.gates.spec import DEFAULT_MULTIPLICITY, read_thresholds_files
 
     data = load_report(args.report)
     records = report_records(data, args.report)
     pending = pending_records(data, args.report)
     run = data["run"]
+    strict = args.strict if args.strict is not None else run.get("strict") is True
     given = args.thresholds
     thresholds = [given] if isinstance(given, Path) else list(given or [])
     if not thresholds and (args.root / THRESHOLDS_FILE).is_file():
@@ -85,17 +89,7 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     for path in thresholds:
         if not path.is_file():
             raise ValueError(f"--thresholds {path}: no such file.")
-    options = options_from_run(run, args, tuple(thresholds))
-    gates: list[Any] = []
-    display: str | None = None
-    multiplicity = None
-    if thresholds:
-        files = [(path, display_path(path, args.root.resolve())) for path in thresholds]
-        read = read_thresholds_files(files)
-        gates, multiplicity = read.gates, read.multiplicity
-        display = " + ".join(shown for _, shown in files)
-    controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}",
-                                   multiplicity=args.multiplicity or multiplicity or DEFAULT_MULTIPLICITY)
+    controller = _controller(args, run, tuple(thresholds), strict)
     controller.load_baseline(args.root.resolve())
     if args.prices is not None:
         from ..scoring.cost import read_prices
@@ -106,29 +100,68 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     controller.missing = [str(m) for m in data.get("items_without_results") or []]
     controller.add_request_counts({k: int(v) for k, v in (run.get("requests") or {}).items()
                                    if isinstance(v, (int, float)) and not isinstance(v, bool)})
-    controller.extra = {k: run[k] for k in ("shard", "merge", "merged_from", "batch") if k in run}
+    # What the run recorded of itself, kept: who answered and why, how it was configured.
+    controller.facts.sources = [str(s) for s in run.get("answered_by") or []]
+    controller.extra = {k: run[k] for k in ("shard", "merge", "merged_from", "batch", "engine") if k in run}
     outcome = controller.finish()
     controller.write_outputs(outcome)
     if args.junitxml:
-        write_junit(args.junitxml, outcome, display or THRESHOLDS_FILE)
+        write_junit(args.junitxml, outcome, controller.thresholds_display or THRESHOLDS_FILE)
     reporter = TextReporter(write, args.verbose)
-    metadata = controller.metadata()
-    write_summary(reporter, outcome, metadata, bool(gates))
-    failed_items = [r for r in outcome.records if r.errors]
-    code = EXIT_OK
+    write_summary(reporter, outcome, controller.metadata(), bool(controller.gates))
+    for problem in controller.faults() + controller.output_errors:
+        write(f"optbench: {problem}")
+    code = exit_code(outcome, strict, bool(controller.output_errors))
+    write(f"optbench gate: {gate_line(outcome, strict, bool(controller.gates))}; exit code {code}")
+    return code
+
+
+def _controller(args: GateArgs, run: Mapping[str, Any], thresholds: tuple[Path, ...],
+                strict: bool) -> ControllerSession:
+    from ..scoring.gates.spec import DEFAULT_MULTIPLICITY, read_thresholds_files
+
+    options = options_from_run(run, args, thresholds, strict)
+    gates: list[Any] = []
+    display: str | None = None
+    multiplicity = on_inconclusive = None
+    if thresholds:
+        files = [(path, display_path(path, args.root.resolve())) for path in thresholds]
+        read = read_thresholds_files(files)
+        gates, multiplicity, on_inconclusive = read.gates, read.multiplicity, read.on_inconclusive
+        display = " + ".join(shown for _, shown in files)
+    return ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}",
+                             multiplicity=args.multiplicity or multiplicity or DEFAULT_MULTIPLICITY,
+                             on_inconclusive=on_inconclusive)
+
+
+def exit_code(outcome: Any, strict: bool, output_failed: bool = False) -> int:
+    """The session's exit code for an offline gate: 5 without item results, 1 when a gate
+    fails the session (FAIL, or INCONCLUSIVE under a fail policy or strict mode), an item
+    failed or crashed, a report was not written, or strict mode finds a problem (pending
+    items, a gate not evaluated, no gate at all); else 0."""
     if not (outcome.records or outcome.pending or outcome.missing):
-        code = EXIT_NO_RESULTS
-    elif outcome.failed_gates or outcome.missing or failed_items or (args.strict and outcome.pending):
-        code = EXIT_FAILED
+        return EXIT_NO_RESULTS
+    failed_items = any(r.errors for r in outcome.records)
+    if outcome.failed_gates or outcome.missing or failed_items or output_failed or outcome.strict_failures \
+            or (strict and outcome.pending):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def gate_line(outcome: Any, strict: bool, has_gates: bool) -> str:
+    """The last line of ``optbench gate``: what was scored and what failed."""
+    failed_items = sum(1 for r in outcome.records if r.errors)
     parts = [f"{len(outcome.records):,} item results scored"]
     if failed_items or outcome.missing:
-        parts.append(f"{len(failed_items) + len(outcome.missing):,} failed")
+        parts.append(f"{failed_items + len(outcome.missing):,} failed")
     if outcome.pending:
-        parts.append(f"{len(outcome.pending):,} pending" + (" (failed: strict)" if args.strict else ""))
-    if gates:
-        parts.append(f"{len(outcome.failed_gates)} gate(s) failed")
-    write(f"optbench gate: {', '.join(parts)}; exit code {code}")
-    return code
+        parts.append(f"{len(outcome.pending):,} pending" + (" (failed: strict)" if strict else ""))
+    if has_gates:
+        inconclusive = sum(v.verdict == "inconclusive" for v in outcome.verdicts)
+        parts.append(f"{len(outcome.failed_gates)} gate(s) failed the session ({inconclusive} inconclusive)")
+    if outcome.strict_failures:
+        parts.append(f"{len(outcome.strict_failures)} strict problem(s)")
+    return ", ".join(parts)
 
 
 def pending_records(data: Mapping[str, Any], path: Path) -> list[ItemRecord]:
@@ -141,7 +174,8 @@ def pending_records(data: Mapping[str, Any], path: Path) -> list[ItemRecord]:
         raise ReportError(f"{path}: an entry of 'items_pending' is malformed ({type(exc).__name__}: {exc}).") from None
 
 
-def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: tuple[Path, ...]) -> RunOptions:
+def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: tuple[Path, ...],
+                     strict: bool | None = None) -> RunOptions:
     """The run's scoring settings, checked: a report edited by hand fails with one sentence."""
 
     def get(key: str, ok: Callable[[Any], bool], what: str, default: Any) -> Any:
@@ -177,13 +211,15 @@ def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: tuple[P
         baseline_path=args.baseline,
         engine=EngineSettings(max_tokens=max_tokens if isinstance(max_tokens, int) else None,
                               offline=bool(engine.get("offline", False))),
-        strict=args.strict,
+        strict=bool(args.strict) if strict is None else strict, multiplicity=args.multiplicity,
+        on_inconclusive=args.on_inconclusive,
     )
 
 
 def write_junit(path: Path, outcome: Any, source: str) -> None:
     """Items and gate verdicts as JUnit test cases (as ``pytest --junitxml`` writes them)."""
     from ..report.json_report import write_text
+    from ..report.model.tables import gate_junit
     from .collect import item_properties
 
     suite = ET.Element("testsuite", name="optbench")
@@ -218,13 +254,9 @@ def write_junit(path: Path, outcome: Any, source: str) -> None:
         file, _, rest = nodeid.partition("::")
         case(classname(file), rest or nodeid, "failure", "the item failed without sending answers")
     for verdict in outcome.verdicts:
-        where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
-        text = (f"{verdict.gate.metric} {verdict.gate.bound_text} ({verdict.gate.evidence}): estimate {verdict.value}, "
-                f"95% CI [{verdict.ci_low}, {verdict.ci_high}]; {verdict.reason}")
-        kind = {"pass": None, "fail": "failure"}.get(verdict.verdict, "skipped")
-        case(source, f"{verdict.gate.metric} {verdict.gate.bound_text}[{where}]", kind,
-             text if kind == "failure" else f"not evaluated: {verdict.reason}" if kind else "",
-             [("optbench_gate", text)])
+        test, result, message = gate_junit(verdict)
+        kind = {"passed": None, "failed": "failure"}.get(result, "skipped")
+        case(source, test, kind, message if kind else "", [("optbench_gate", message)])
     for key, value in counts.items():
         suite.set(key, str(value))
     root = ET.Element("testsuites")

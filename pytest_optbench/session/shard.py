@@ -48,11 +48,15 @@ class ShardHooks:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        from ..scoring.gates.selection import selection_suites
         from ..scoring.shards import assign, shard_info
 
         units = units_of(items)
         shards = assign(units, self.count)
-        self.info = shard_info(units, self.index, self.count)
+        selected: list[Any] = [i for i in items if hasattr(i, "specs") and getattr(i, "case", None) is not None
+                               and getattr(i, "suite", None) is not None and getattr(i, "condition", None) is not None]
+        suites = selection_suites([(i.suite.id, i.case.kind, i.condition.name) for i in selected])
+        self.info = shard_info(units, self.index, self.count, suites)
         keep, drop = [], []
         for item in items:
             suite, case = getattr(item, "suite", None), getattr(item, "case", None)

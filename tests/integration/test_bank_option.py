@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The gates of the repository's thresholds.yaml that a Track B suite can be judged by.
 BANK_GATES = """\
 optbench: 1
+on_inconclusive: pass  # as the bundled thresholds.yaml: its suites cannot show most bounds hold
 gates:
   - {metric: skew, max_abs: 5, suites: ["track-b-*"], conditions: [base], evidence: ci}
   - {metric: parse_rate, min: 0.95, suites: ["*"], conditions: [base], evidence: ci}

@@ -126,9 +126,10 @@ def test_gate_outcomes_pass_fail_and_not_evaluated(optbench):
     verdicts = [(g["metric"], g["verdict"]) for g in run.report["gates"]]
     assert verdicts == [
         ("skew", "fail"), ("skew", "pass"), ("parse_rate", "pass"),
-        ("skew", "not evaluated"), ("brier", "not evaluated"), ("skew", "not evaluated"),
+        ("skew", "inconclusive"), ("brier", "inconclusive"), ("skew", "inconclusive"),
     ]
-    assert "optbench gates: 1 failed, 2 passed, 3 not evaluated" in run.text
+    assert [g["evaluated"] for g in run.report["gates"]] == [True] * 3 + [False] * 3
+    assert "optbench gates: 1 failed, 3 inconclusive, 2 passed; inconclusive gates pass" in run.text
     assert ("warning: gate skew |x| <= 5 (thresholds.yaml, line 10) was not evaluated: its suites ['track-z-*'] "
             "match none of the suites that ran (track-b-demo)") in run.text
     assert ("gate brier <= 0.25 (thresholds.yaml, line 13) was not evaluated: brier is computed from binary items, "
@@ -147,7 +148,7 @@ def test_ci_evidence_fails_only_when_whole_ci_is_beyond(optbench):
     run = optbench.run("--model", "sim:overclaim")  # Skew about +13: whole CI above 4
     assert run.ret == 1
     assert run.report["gates"][0]["verdict"] == "fail"
-    assert "the whole 95% CI lies beyond the bound" in run.text
+    assert "the whole 95% interval lies beyond the bound" in run.text
 
 
 def test_no_thresholds_file_means_no_gates(optbench):
@@ -156,6 +157,10 @@ def test_no_thresholds_file_means_no_gates(optbench):
     assert run.ret == 0
     assert run.report["gates"] == []
     assert "optbench summary" in run.text and "gates from" not in run.text
+    # ... which is said: nothing was gated (and strict mode fails it).
+    assert "no-gates" in [w["code"] for w in run.report["warnings"]]
+    assert "warning: no gate checked this run: 4 item result(s) were scored but no thresholds file was given" \
+        in run.text
 
 
 # --------------------------------------------------------------------------- pytest --optbench-lint

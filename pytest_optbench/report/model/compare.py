@@ -78,7 +78,7 @@ def runs_table(runs: Sequence[CompareRun]) -> Table:
     for run in runs:
         gates = list(run.data.get("gates") or [])
         failed, passed, rest = gate_counts(gates)
-        verdict = Cell(f"{failed} failed, {passed} passed, {rest} not evaluated",
+        verdict = Cell(f"{failed} failed, {rest} inconclusive, {passed} passed",
                        tone=FAIL_TONE if failed else PASS_TONE if gates else "")
         rows.append([text(run.label), text(flat(run.run.get("model"))), text(flat(run.run.get("plugin_version"))),
                      text(flat(run.run.get("seed"))), text(flat(run.run.get("prompt_hash"))),

@@ -56,19 +56,26 @@ WORST_SHOWN = 10  # items per "worst" list the model ranks (renderers may show f
 class GateCounts:
     failed: int
     passed: int
-    not_evaluated: int
+    inconclusive: int
+    failing: int = 0  # rows that fail the session (FAIL, and INCONCLUSIVE under a fail policy)
+    policy: str = ""  # whether INCONCLUSIVE gates fail the session, in one sentence
 
     @property
     def total(self) -> int:
-        return self.failed + self.passed + self.not_evaluated
+        return self.failed + self.passed + self.inconclusive
+
+    @property
+    def not_evaluated(self) -> int:  # the name before the three verdicts
+        return self.inconclusive
 
     @property
     def text(self) -> str:
-        return f"optbench gates: {self.failed} failed, {self.passed} passed, {self.not_evaluated} not evaluated"
+        counts = f"optbench gates: {self.failed} failed, {self.inconclusive} inconclusive, {self.passed} passed"
+        return counts + (f"; {self.policy}" if self.policy and self.inconclusive else "")
 
     @property
     def tone(self) -> str:
-        return FAIL_TONE if self.failed else PASS_TONE
+        return FAIL_TONE if self.failing else WARN if self.inconclusive else PASS_TONE
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ class Headline:
     @property
     def failed(self) -> bool:
         """Did the run fail (a gate, or an item that sent nothing)?"""
-        return bool(self.gates.failed or self.missing)
+        return bool(self.gates.failing or self.missing)
 
 
 def request_line(counts: Mapping[str, int]) -> str | None:
@@ -132,7 +139,8 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     lines += scale_lines(outcome, metadata)  # shard, batch cost and pending items
     failed = sum(v.verdict == FAIL for v in outcome.verdicts)
     passed = sum(v.verdict == PASS for v in outcome.verdicts)
-    counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed)
+    counts = GateCounts(failed, passed, len(outcome.verdicts) - failed - passed, len(outcome.failed_gates),
+                        outcome.policy.short())
     return Headline(model, run_line, len(outcome.records), str(metadata.get("prompt_hash")), counts, tuple(lines),
                     tuple(outcome.missing), elicit)
 
@@ -186,6 +194,11 @@ class RunModel:
     def gate_family(self) -> str:
         """Which CI gates were corrected together for multiplicity, and how."""
         return gate_family_text(self.outcome.verdicts, self.metadata.get("multiplicity"))
+
+    @cached_property
+    def gate_policy(self) -> str:
+        """Whether INCONCLUSIVE gates fail this session, and how many there are."""
+        return self.outcome.policy.text(self.outcome.verdicts)
 
     @cached_property
     def gate_power(self) -> tuple[str, ...]:

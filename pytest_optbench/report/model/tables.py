@@ -7,14 +7,24 @@ text wherever it appears.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ...kinds import DerivedTable
+from ...metrics.stats import CONFIDENCE
 from ...scoring.aggregate import VIOLATION_METRICS, Aggregate
 from ...scoring.baseline import Comparison
 from ...scoring.crosslingual import LanguageMetric, LanguageSkew, spread
 from ...scoring.gates.evaluate import Verdict
-from ...scoring.gates.spec import DEFAULT_MULTIPLICITY, EFFECT_METRICS, FAIL, MULTIPLICITY_NAMES, NOT_EVALUATED, PASS
+from ...scoring.gates.levels import level_text
+from ...scoring.gates.spec import (
+    DEFAULT_MULTIPLICITY,
+    EFFECT_METRICS,
+    FAIL,
+    INCONCLUSIVE,
+    MULTIPLICITY_NAMES,
+    NOT_EVALUATED,
+    PASS,
+)
 from ...scoring.tolerances import display_rank
 from .fmt import (
     Formatter,
@@ -47,8 +57,10 @@ def key_metrics() -> tuple[str, ...]:
 
 
 KEY_ORDER: DerivedTable[str, int] = DerivedTable(lambda: {m: i for i, m in enumerate(key_metrics())})
-VERDICT_TONE = {PASS: PASS_TONE, FAIL: FAIL_TONE, NOT_EVALUATED: NE_TONE}
-VERDICT_ORDER = {FAIL: 0, NOT_EVALUATED: 1, PASS: 2}  # failures first, passes last
+# (NOT_EVALUATED: the verdict of a gate that judged nothing in reports written before the
+# three verdicts; shown as INCONCLUSIVE.)
+VERDICT_TONE = {PASS: PASS_TONE, FAIL: FAIL_TONE, INCONCLUSIVE: NE_TONE, NOT_EVALUATED: NE_TONE}
+VERDICT_ORDER = {FAIL: 0, INCONCLUSIVE: 1, NOT_EVALUATED: 1, PASS: 2}  # failures first, passes last
 NO_SUITE = "(no suite ran)"
 
 AggregateKey = tuple[str, str, str, str | None]
@@ -91,7 +103,8 @@ def p_cell(p: Any) -> Cell:
 
 
 def verdict_text(verdict: str) -> str:
-    return verdict if verdict == NOT_EVALUATED else verdict.upper()
+    """PASS, FAIL or INCONCLUSIVE (an old report's "not evaluated" is INCONCLUSIVE)."""
+    return INCONCLUSIVE.upper() if verdict == NOT_EVALUATED else str(verdict).upper()
 
 
 # --------------------------------------------------------------------------- Skew
@@ -256,14 +269,23 @@ def gate_value_formatter(verdict: Verdict) -> Formatter:
     return change_formatter(verdict.gate.metric) if verdict.gate.is_change else formatter(verdict.gate.metric)
 
 
-def gate_evidence(verdict: Verdict) -> tuple[str, str]:
-    """(estimate, 95% CI) texts of a verdict."""
+def gate_interval(verdict: Verdict) -> tuple[float | None, float | None, float | None]:
+    """(low, high, level) of the interval shown beside a verdict: the one that decided a CI
+    gate (at its corrected level), the estimate's 95% CI for a point gate."""
+    if verdict.level is not None:
+        return verdict.interval_low, verdict.interval_high, verdict.level
+    return verdict.ci_low, verdict.ci_high, CONFIDENCE
+
+
+def gate_evidence(verdict: Verdict) -> tuple[str, str, str]:
+    """(estimate, interval, level) texts of a verdict."""
     fmt = gate_value_formatter(verdict)
-    return fmt(verdict.value), interval(verdict.ci_low, verdict.ci_high, fmt)
+    low, high, level = gate_interval(verdict)
+    return fmt(verdict.value), interval(low, high, fmt), "" if level is None else level_text(level)
 
 
 def sorted_verdicts(verdicts: Iterable[Verdict]) -> list[Verdict]:
-    return sorted(verdicts, key=lambda v: VERDICT_ORDER[v.verdict])
+    return sorted(verdicts, key=lambda v: VERDICT_ORDER.get(v.verdict, 1))
 
 
 def detectable_text(verdict: Verdict) -> str:
@@ -273,29 +295,33 @@ def detectable_text(verdict: Verdict) -> str:
 
 def gate_table(verdicts: Sequence[Verdict], thresholds: str | None = None,
                multiplicity: str | None = None) -> Table:
-    """One row per verdict: failures first, then not evaluated, then passes."""
+    """One row per verdict: failures first, then inconclusive, then passes."""
     rows = []
     method = gate_multiplicity(verdicts, multiplicity)
     for v in sorted_verdicts(verdicts):
-        estimate, ci = gate_evidence(v)
-        tone = VERDICT_TONE[v.verdict]
+        estimate, shown, level = gate_evidence(v)
+        tone = FAIL_TONE if v.fails_session else VERDICT_TONE.get(v.verdict, NE_TONE)
         cells = (text(v.suite or NO_SUITE), text(v.condition or ""), text(v.gate.metric),
                  text("" if v.gate.tolerance_used is None else f"{tolerance_text(v.gate.tolerance_used)} pp"),
-                 number(estimate if v.value is not None else "", v.value), number(ci), text(v.gate.bound_text),
-                 text(v.gate.evidence), count(v.n), p_cell(v.p_crossing), p_cell(v.p_adjusted),
-                 number(detectable_text(v), v.detectable, WARN_TONE if v.underpowered else ""),
-                 Cell(verdict_text(v.verdict), tone=tone))
+                 number(estimate if v.value is not None else "", v.value), number(shown),
+                 number(level if gate_interval(v)[0] is not None else ""),
+                 text(v.gate.bound_text), text(v.gate.evidence), count(v.n), p_cell(v.p_crossing),
+                 p_cell(v.p_adjusted), number(detectable_text(v), v.detectable, WARN_TONE if v.underpowered else ""),
+                 Cell(verdict_text(v.verdict) + ("" if v.verdict != INCONCLUSIVE or not v.fails_session else " (fails)"),
+                      tone=tone))
         rows.append(Row(cells, tone))
     adjusted = f"p adj. ({MULTIPLICITY_NAMES[method]})" if method != "none" else "p adj. (none)"
     columns: list[Column | str] = [
-        "suite", "condition", "metric", "tol.", "estimate", "95% CI", "bound", "evidence",
+        "suite", "condition", "metric", "tol.", "estimate", "interval", "level", "bound", "evidence",
         Column("n", (FULL,)), Column("p crossed", (FULL,)), Column(adjusted, (FULL,)), "detectable", "verdict"]
     return make_table("gates", f"gates from {thresholds or 'thresholds.yaml'}", columns, rows, notes=(
-        ("evidence point: the estimate must hold the bound; ci: fail only when the whole 95% CI lies beyond it "
-         "and, corrected for the session's CI gates, the p that the bound is crossed stays below 0.025. "
-         "p crossed: one-sided p of \"the true value lies beyond the bound\"; p adj.: the same, corrected over "
-         "the CI gates. detectable: how far beyond the bound the truth must lie for a CI gate to fail it with 80% "
-         "power at this number of items (one-sided 2.5%)."),
+        ("PASS: the evidence shows the bound holds; FAIL: it shows the bound crossed; INCONCLUSIVE: it cannot "
+         "tell (the interval straddles the bound, no honest interval, too little data, or nothing to judge). "
+         "evidence ci: decided by the interval shown, at the level shown (95%, wider under a multiplicity "
+         "correction); point: decided by the estimate (INCONCLUSIVE when the data could not detect a crossing "
+         "of the bound's size), beside its 95% CI. p crossed: one-sided p of \"the true value lies beyond the "
+         "bound\"; p adj.: the same, corrected within the gate's family. detectable: how far beyond the bound the "
+         "truth must lie for a CI gate to fail it with 80% power at this number of items (one-sided 2.5%)."),
         gate_family_text(verdicts, multiplicity)))
 
 
@@ -306,17 +332,35 @@ def gate_multiplicity(verdicts: Sequence[Verdict], multiplicity: str | None = No
     return next((v.multiplicity for v in verdicts if v.multiplicity), DEFAULT_MULTIPLICITY)
 
 
+def _families(verdicts: Sequence[Verdict]) -> dict[str, tuple[int, list[str]]]:
+    """Each multiplicity family -> (its size, its metrics)."""
+    out: dict[str, tuple[int, list[str]]] = {}
+    for v in verdicts:
+        if v.family is None:
+            continue
+        size, metrics = out.get(v.family, (v.family_size, []))
+        if v.gate.metric not in metrics:
+            metrics.append(v.gate.metric)
+        out[v.family] = (max(size, v.family_size), metrics)
+    return out
+
+
 def gate_family_text(verdicts: Sequence[Verdict], multiplicity: str | None = None) -> str:
     """Which gates were corrected together, and how: the summary states it under the gates."""
     method = gate_multiplicity(verdicts, multiplicity)
-    family = max((v.family_size for v in verdicts), default=0)
-    point = sum(v.gate.evidence == "point" and v.verdict != NOT_EVALUATED for v in verdicts)
+    families = _families(verdicts)
+    point = sum(v.gate.evidence == "point" and v.evaluated for v in verdicts)
+    listed = "; ".join(f"{name}: {size} CI gate row(s) ({', '.join(metrics)})"
+                       for name, (size, metrics) in sorted(families.items())) or "no evaluated CI gate"
     if method == "none":
-        head = f"multiplicity: none; each of the {family} evaluated CI gate(s) decides on its own 95% CI"
+        head = f"multiplicity: none; each CI gate decides on its own 95% interval ({listed})"
     else:
         what = "family-wise error" if method == "holm" else "false discovery rate"
-        head = (f"multiplicity: {MULTIPLICITY_NAMES[method]} over {family} evaluated CI gate(s) ({what} at "
-                f"2.5% one-sided)")
+        head = (f"multiplicity: {MULTIPLICITY_NAMES[method]} within each family ({what} at 2.5% one-sided per "
+                f"family), each CI gate shown with the interval at the level that decided it; families: {listed}")
+        if "plumbing" in families:
+            head += ("; plumbing gates (parse, error and refusal rates) check the measurement, not the model, so "
+                     "they are corrected among themselves and do not dilute the metric gates")
     return head + (f"; {point} point gate(s) decide on the estimate alone" if point else "")
 
 
@@ -348,11 +392,31 @@ def power_sentences(verdicts: Sequence[Verdict]) -> list[str]:
     return out
 
 
+def _evidence_text(verdict: Verdict) -> str:
+    estimate, shown, level = gate_evidence(verdict)
+    if verdict.value is None:
+        return "no estimate"
+    return f"estimate {estimate}" + (f", {level} interval {shown}" if gate_interval(verdict)[0] is not None else "")
+
+
 def gate_message(verdict: Verdict) -> str:
     """One gate's verdict in one line (the JUnit test case's message)."""
-    estimate, ci = gate_evidence(verdict)
     return (f"{verdict.gate.metric} {verdict.gate.bound_text}{_at_tolerance(verdict)} ({verdict.gate.evidence}): "
-            f"estimate {estimate}, 95% CI {ci}; {verdict.reason}")
+            f"{verdict_text(verdict.verdict)}: {_evidence_text(verdict)}; {verdict.reason}")
+
+
+def gate_junit(verdict: Verdict) -> tuple[str, Literal["passed", "failed", "skipped"], str]:
+    """(test name, outcome, message) of a gate row as a JUnit test case: PASS passed, FAIL
+    failed, INCONCLUSIVE failed when it fails the session, else skipped."""
+    where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
+    name = f"{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
+    outcome: Literal["passed", "failed", "skipped"] = (
+        "passed" if verdict.verdict == PASS else "failed" if verdict.fails_session else "skipped")
+    message = gate_message(verdict)
+    if verdict.verdict == INCONCLUSIVE:
+        policy = "fails the session" if verdict.fails_session else "does not fail the session"
+        message = f"{message} (inconclusive under on_inconclusive: {verdict.on_inconclusive}: {policy})"
+    return name, outcome, message
 
 
 def _at_tolerance(verdict: Verdict) -> str:
@@ -361,16 +425,22 @@ def _at_tolerance(verdict: Verdict) -> str:
 
 
 def failure_sentences(verdicts: Sequence[Verdict], comparison: Comparison | None = None) -> list[str]:
-    """One sentence per failed gate; a failed change gate also names what changed against the
-    baseline (the model's declared version, the served model, settings, prompts)."""
+    """One sentence per gate row that fails the session; a failed change gate also names what
+    changed against the baseline (the model's declared version, the served model, settings,
+    prompts)."""
     changed = changed_text(comparison) if comparison is not None else ""
     out = []
     for v in verdicts:
+        if not v.fails_session:
+            continue
+        head = f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence})"
+        where = f"{v.suite}/{v.condition}" if v.suite is not None else "(no suite matched)"
         if v.verdict == FAIL:
-            estimate, ci = gate_evidence(v)
             also = f"; against the baseline, {changed}" if changed and v.gate.is_change else ""
-            out.append(f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence}) failed on "
-                       f"{v.suite}/{v.condition}: estimate {estimate}, 95% CI {ci} ({v.reason}){also}")
+            out.append(f"{head} failed on {where}: {_evidence_text(v)} ({v.reason}){also}")
+        else:
+            out.append(f"{head} is INCONCLUSIVE on {where} and fails the session (on_inconclusive: fail, or strict "
+                       f"mode): {_evidence_text(v)} ({v.reason})")
     return out
 
 
@@ -383,12 +453,11 @@ def changed_text(comparison: Comparison) -> str:
 
 
 def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:
-    unmatched = [f"{v.gate.metric} {v.gate.bound_text}" for v in verdicts
-                 if v.verdict == NOT_EVALUATED and v.suite is None]
-    out = [f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} not evaluated: {v.reason}"
-           for v in verdicts if v.verdict == NOT_EVALUATED and v.suite is not None]
+    unmatched = [f"{v.gate.metric} {v.gate.bound_text}" for v in verdicts if not v.evaluated and v.suite is None]
+    out = [f"gate {v.gate.metric} {v.gate.bound_text} on {v.suite}/{v.condition} not evaluated (INCONCLUSIVE): "
+           f"{v.reason}" for v in verdicts if not v.evaluated and v.suite is not None]
     if unmatched:
-        out.append(f"not evaluated, no suite that ran matches: {'; '.join(unmatched)}")
+        out.append(f"not evaluated (INCONCLUSIVE), no suite that ran matches: {'; '.join(unmatched)}")
     return out
 
 

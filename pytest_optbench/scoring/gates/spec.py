@@ -1,8 +1,7 @@
 """thresholds.yaml -> ``Gate`` objects: the keys, their checks and one-sentence errors.
 
-Pure. A gate is a small object with ``check(aggregate)`` returning a message when it fails
-(the shape pytest-benchmark uses for its thresholds), so verdicts are easy to test; the
-verdicts themselves are ``evaluate.py``'s.
+Pure. A gate is a small frozen object (metric, bound, evidence, globs, policy); the verdicts
+(PASS, FAIL or INCONCLUSIVE) are ``evaluate.py``'s, the exit policy ``enforcement.py``'s.
 """
 
 from __future__ import annotations
@@ -28,9 +27,23 @@ BOUND_KEYS = ("max", "min", "max_abs")
 # one is on the change: an increase of at most b is "change <= b", and so on.
 CHANGE_KEYS = {"max_increase": "max", "max_decrease": "min", "max_change": "max_abs"}
 EVIDENCE = ("point", "ci")
-GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance", "min_n")
+GATE_KEYS = ("metric", *BOUND_KEYS, *CHANGE_KEYS, "suites", "conditions", "evidence", "tolerance", "min_n",
+             "on_inconclusive", "family")
 
-PASS, FAIL, NOT_EVALUATED = "pass", "fail", "not evaluated"
+# A gate's outcome: shown to hold, shown to be crossed, or the evidence cannot tell.
+PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+VERDICTS = (PASS, FAIL, INCONCLUSIVE)
+# What reports written before the three verdicts call a gate that judged nothing; read as
+# INCONCLUSIVE (report/reading.py).
+NOT_EVALUATED = "not evaluated"
+# Whether an INCONCLUSIVE gate fails the session (thresholds.yaml ``on_inconclusive:``, per
+# gate or at the top level; --optbench-on-inconclusive). Strict mode fails it whatever is set.
+ON_INCONCLUSIVE = ("pass", "fail")
+DEFAULT_ON_INCONCLUSIVE = "pass"
+# Gates on the measurement itself (were answers read, did calls fail) are corrected for
+# multiplicity among themselves, never in the family of the metric gates (docs/statistics.md).
+PLUMBING_METRICS = ("parse_rate", "error_rate", "refusal_rate")
+METRIC_FAMILY, PLUMBING_FAMILY = "metrics", "plumbing"
 EFFECT_METRICS = ("condition_effect", "skew_effect", "narrative_susceptibility")
 # Error control over the session's ``evidence: ci`` gates (thresholds.yaml ``multiplicity:``,
 # --optbench-multiplicity): Holm by default, the family-wise error of the gate verdicts.
@@ -39,7 +52,7 @@ DEFAULT_MULTIPLICITY = "holm"
 MULTIPLICITY_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no correction"}
 # A CI gate is a one-sided test at (1 - confidence) / 2 (metrics/gate_tests.py).
 GATE_ALPHA = (1.0 - CONFIDENCE) / 2.0
-THRESHOLDS_KEYS = ("optbench", "gates", "multiplicity")
+THRESHOLDS_KEYS = ("optbench", "gates", "multiplicity", "on_inconclusive")
 
 
 class ThresholdsError(ValueError):
@@ -61,6 +74,19 @@ class Gate:
     # The suite ids it may judge at most (the bundled default gates judge only the bundled
     # suites); None: every suite its globs match.
     scope: frozenset[str] | None = None
+    on_inconclusive: str | None = None  # pass | fail; None: the file's, else the default
+    family: str | None = None  # the multiplicity family; None: by metric (``family_name``)
+
+    @property
+    def family_name(self) -> str:
+        """The gates corrected together: the gate's ``family:``, else plumbing or metrics."""
+        if self.family is not None:
+            return self.family
+        return PLUMBING_FAMILY if self.metric in PLUMBING_METRICS else METRIC_FAMILY
+
+    def plain(self) -> tuple[str, float]:
+        """The bound as max/min/max_abs on the value (on the change, for change gates)."""
+        return self._plain()
 
     @property
     def is_change(self) -> bool:
@@ -101,31 +127,25 @@ class Gate:
         cond_ok = not self.conditions or any(fnmatch.fnmatchcase(condition, g) for g in self.conditions)
         return suite_ok and cond_ok
 
-    def check(self, value: float, low: float, high: float) -> str | None:
-        """None when the evidence holds the bound, else why not."""
+    def holds(self, low: float, high: float) -> bool:
+        """Does every value in [low, high] keep the bound (a point: low == high)?"""
         kind, bound = self._plain()
-        if self.evidence == "ci":
-            # Fail only when the whole CI lies beyond the bound.
-            beyond = {
-                "max": low > bound,
-                "min": high < bound,
-                "max_abs": low > bound or high < -bound,
-            }[kind]
-            return "the whole 95% CI lies beyond the bound" if beyond else None
-        holds = {
-            "max": value <= bound,
-            "min": value >= bound,
-            "max_abs": abs(value) <= bound,
-        }[kind]
-        return None if holds else "the estimate is beyond the bound"
+        return {"max": high <= bound, "min": low >= bound, "max_abs": -bound <= low and high <= bound}[kind]
+
+    def beyond(self, low: float, high: float) -> bool:
+        """Does every value in [low, high] lie beyond the bound?"""
+        kind, bound = self._plain()
+        return {"max": low > bound, "min": high < bound, "max_abs": low > bound or high < -bound}[kind]
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """A thresholds file: its gates and its optional ``multiplicity`` (None: not set)."""
+    """A thresholds file: its gates, its optional ``multiplicity`` and ``on_inconclusive``
+    (None: not set)."""
 
     gates: list[Gate]
     multiplicity: str | None = None
+    on_inconclusive: str | None = None
 
 
 def read_thresholds(path: Path, display: str | None = None) -> Thresholds:
@@ -134,23 +154,28 @@ def read_thresholds(path: Path, display: str | None = None) -> Thresholds:
         data = read_yaml(path, display)
     except YamlError as exc:
         raise ThresholdsError(str(exc)) from None
-    return Thresholds(parse_thresholds(data, display), parse_multiplicity(data, display))
+    return Thresholds(parse_thresholds(data, display), parse_multiplicity(data, display),
+                      parse_on_inconclusive(data, display))
 
 
 def read_thresholds_files(files: Sequence[tuple[Path, str]]) -> Thresholds:
     """Several thresholds files (``--thresholds`` repeated): their gates add up, each gate
-    keeping its file; their ``multiplicity`` settings must agree."""
+    keeping its file; their ``multiplicity`` settings must agree. A file's top-level
+    ``on_inconclusive`` applies to its own gates (kept on each gate that sets none)."""
     gates: list[Gate] = []
     chosen: tuple[str, str] | None = None  # (multiplicity, the file that set it)
+    policies: list[str | None] = []
     for path, display in files:
         read = read_thresholds(path, display)
-        gates += [replace(g, source=display) for g in read.gates]
+        policies.append(read.on_inconclusive)
+        gates += [replace(g, source=display, on_inconclusive=g.on_inconclusive or read.on_inconclusive)
+                  for g in read.gates]
         if read.multiplicity is not None:
             if chosen is not None and chosen[0] != read.multiplicity:
                 raise _err(display, None, None, "multiplicity", f"is {read.multiplicity!r}, but {chosen[1]} sets "
                            f"{chosen[0]!r}; the gates of one run have one error control: set it in one file")
             chosen = (read.multiplicity, display)
-    return Thresholds(gates, chosen[0] if chosen else None)
+    return Thresholds(gates, chosen[0] if chosen else None, policies[0] if len(policies) == 1 else None)
 
 
 def load_thresholds(path: Path, display: str | None = None) -> list[Gate]:
@@ -166,6 +191,20 @@ def parse_multiplicity(data: Any, display: str) -> str | None:
         raise _err(display, None, None, "multiplicity",
                    f"must be one of {', '.join(MULTIPLICITY)}, got {value!r}")
     return str(value)
+
+
+def parse_on_inconclusive(data: Any, display: str) -> str | None:
+    """The file's top-level ``on_inconclusive:`` (pass or fail), None when absent."""
+    if not isinstance(data, Mapping) or data.get("on_inconclusive") is None:
+        return None
+    return _policy(display, None, None, data["on_inconclusive"])
+
+
+def _policy(display: str, index: int | None, line: int | None, value: Any) -> str:
+    if not isinstance(value, str) or value not in ON_INCONCLUSIVE:
+        raise _err(display, index, line, "on_inconclusive",
+                   f"must be one of {', '.join(ON_INCONCLUSIVE)}, got {shown(value)}")
+    return value
 
 
 def _err(display: str, index: int | None, line: int | None, key: str | None, message: str) -> ThresholdsError:
@@ -224,6 +263,7 @@ def _parse_thresholds(data: Any, display: str, problems: _Problems) -> list[Gate
         problems.add(_err(display, None, None, key, f"unknown top-level key{hint(key, THRESHOLDS_KEYS)} "
                           f"(allowed: {', '.join(THRESHOLDS_KEYS)})"))
     problems.attempt(lambda: parse_multiplicity(data, display))
+    problems.attempt(lambda: parse_on_inconclusive(data, display))
     raw_gates = data.get("gates") or []
     if not isinstance(raw_gates, list):
         problems.add(_err(display, None, None, "gates", "must be a list of gates"))
@@ -254,6 +294,25 @@ def _globs(display: str, index: int, line: int | None, key: str, value: Any) -> 
         what = "suite-id" if key == "suites" else "condition-name"
         raise _err(display, index, line, key, f"must be a list of {what} globs such as {example}")
     return tuple(value)
+
+
+def _gate_options(display: str, index: int, line: int | None, raw: Mapping[Any, Any]) -> dict[str, Any]:
+    """A gate's ``min_n``, ``on_inconclusive`` and ``family``, checked."""
+    out: dict[str, Any] = {}
+    if "min_n" in raw:
+        value = raw["min_n"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise _err(display, index, line, "min_n", f"must be a whole number of at least 1, got {shown(value)}")
+        out["min_n"] = value
+    if raw.get("on_inconclusive") is not None:
+        out["on_inconclusive"] = _policy(display, index, line, raw["on_inconclusive"])
+    if "family" in raw:
+        value = raw["family"]
+        if not isinstance(value, str) or not value.strip() or len(value) > 60:
+            raise _err(display, index, line, "family",
+                       f"must be a name of at most 60 characters (such as 'plumbing'), got {shown(value)}")
+        out["family"] = value.strip()
+    return out
 
 
 def _parse_gate(display: str, index: int, raw: Any, problems: _Problems) -> Gate | None:
@@ -288,15 +347,13 @@ def _parse_gate(display: str, index: int, raw: Any, problems: _Problems) -> Gate
     if evidence not in EVIDENCE:
         problems.add(err("evidence", f"must be 'point' or 'ci', got {evidence!r}"))
     tolerance = _tolerance(display, index, line, raw, metric, problems)
-    min_n = raw.get("min_n")
-    if "min_n" in raw and (isinstance(min_n, bool) or not isinstance(min_n, int) or min_n < 1):
-        problems.add(err("min_n", f"must be a whole number of at least 1, got {min_n!r}"))
+    options = problems.attempt(lambda: _gate_options(display, index, line, raw), {})
     suites = problems.attempt(lambda: _globs(display, index, line, "suites", raw.get("suites")), ())
     conditions = problems.attempt(lambda: _globs(display, index, line, "conditions", raw.get("conditions")), ())
     if len(problems.found) > before:
         return None
     return Gate(metric=str(metric), bound_kind=bound_kind, bound=bound, evidence=evidence, suites=suites,
-                conditions=conditions, tolerance=tolerance, line=line or 0, min_n=min_n)
+                conditions=conditions, tolerance=tolerance, line=line or 0, **options)
 
 
 def _tolerance(display: str, index: int, line: int | None, raw: Mapping[str, Any], metric: Any,

@@ -55,7 +55,7 @@ from pytest_optbench.scoring.aggregate import (
 )
 from pytest_optbench.scoring.baseline import compare
 from pytest_optbench.scoring.gates.evaluate import evaluate
-from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, parse_thresholds
+from pytest_optbench.scoring.gates.spec import FAIL, INCONCLUSIVE, parse_thresholds
 from pytest_optbench.scoring.minimum_data import possible_n
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES
 from pytest_optbench.suite.lint import lint_suites
@@ -518,7 +518,7 @@ def test_a_new_kind_flows_through_every_module_by_the_registry_alone(toy: Comple
     # a rate's default min_n, from its exact CI: max 0.25 needs 3 checks (a mean would need 6)
     gates = parse_thresholds({"optbench": 1, "gates": [{"metric": metric, "max": 0.25}]}, "thresholds.yaml")
     (verdict,) = evaluate(gates, aggregates, {"toy": ["complement_pair"]})
-    assert (verdict.verdict, verdict.reason) == (NOT_EVALUATED, "2 checks usable, fewer than min_n 3")
+    assert (verdict.verdict, verdict.reason) == (INCONCLUSIVE, "2 checks usable, fewer than min_n 3")
     gates = parse_thresholds({"optbench": 1, "gates": [{"metric": metric, "max": 0.5, "min_n": 1}]},
                              "thresholds.yaml")
     (verdict,) = evaluate(gates, aggregates, {"toy": ["complement_pair"]})

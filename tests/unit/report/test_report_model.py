@@ -33,7 +33,7 @@ from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggre
 from pytest_optbench.scoring.baseline import Change, Comparison
 from pytest_optbench.scoring.crosslingual import LanguageMetric, LanguageSkew, language_skews
 from pytest_optbench.scoring.gates.evaluate import Verdict
-from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate
+from pytest_optbench.scoring.gates.spec import FAIL, INCONCLUSIVE, PASS, Gate
 from pytest_optbench.scoring.outcome import Outcome
 
 NAN = math.nan
@@ -160,8 +160,10 @@ VERDICTS = [
     Verdict(Gate("parse_rate", "min", 0.95), "track-b", "base", PASS, 0.98666, 0.974, 0.994, n=600),
     Verdict(SKEW_GATE, "track-b", "base", FAIL, 10.366666666666667, 9.812345, 10.9, n=60,
             reason="the whole 95% CI lies beyond the bound", p_value=1e-9, p_holm=2e-9, p_crossing=1e-9,
-            p_adjusted=2e-9, multiplicity="holm", family_size=1, detectable=0.634, underpowered=False),
-    Verdict(Gate("brier_skill_oos", "min", 0), None, None, NOT_EVALUATED, reason="no suite that ran matches this gate"),
+            p_adjusted=2e-9, multiplicity="holm", family_size=1, detectable=0.634, underpowered=False,
+            level=0.95, interval_low=9.812345, interval_high=10.9, family="metrics"),
+    Verdict(Gate("brier_skill_oos", "min", 0), None, None, INCONCLUSIVE, reason="no suite that ran matches this gate",
+            evaluated=False),
     Verdict(Gate("brier", "max_increase", 0.01), "known", "base", PASS, -0.0123, -0.0204, -0.0041, n=240),
 ]
 
@@ -170,24 +172,26 @@ def test_gate_table_puts_failures_first_and_rounds_like_the_metric() -> None:
     table = gate_table(VERDICTS, "thresholds.yaml")
     assert table.title == "gates from thresholds.yaml"
     assert table.texts(COMPACT) == [
-        ["track-b", "base", "skew", "", "+10.4", "[+9.8, +10.9]", "|x| <= 5", "ci", "0.6", "FAIL"],
-        ["(no suite ran)", "", "brier_skill_oos", "", "", "n/a", ">= 0", "point", "", "not evaluated"],
-        ["track-b", "base", "parse_rate", "", "0.987", "[0.974, 0.994]", ">= 0.95", "point", "", "PASS"],
-        ["known", "base", "brier", "", "-0.012", "[-0.020, -0.004]", "increase <= 0.01", "point", "", "PASS"],
+        ["track-b", "base", "skew", "", "+10.4", "[+9.8, +10.9]", "95%", "|x| <= 5", "ci", "0.6", "FAIL"],
+        ["(no suite ran)", "", "brier_skill_oos", "", "", "n/a", "", ">= 0", "point", "", "INCONCLUSIVE"],
+        ["track-b", "base", "parse_rate", "", "0.987", "[0.974, 0.994]", "95%", ">= 0.95", "point", "", "PASS"],
+        ["known", "base", "brier", "", "-0.012", "[-0.020, -0.004]", "95%", "increase <= 0.01", "point", "", "PASS"],
     ]
     assert [row.tone for row in table.rows] == ["fail", "ne", "pass", "pass"]
     assert table.header(FULL)[-5:] == ["n", "p crossed", "p adj. (Holm)", "detectable", "verdict"]
     assert table.texts(FULL)[0][-5:] == ["60", "<0.001", "<0.001", "0.6", "FAIL"]
-    assert table.notes[-1] == ("multiplicity: Holm over 1 evaluated CI gate(s) (family-wise error at 2.5% "
-                               "one-sided); 2 point gate(s) decide on the estimate alone")
+    assert table.notes[-1] == ("multiplicity: Holm within each family (family-wise error at 2.5% one-sided per "
+                               "family), each CI gate shown with the interval at the level that decided it; "
+                               "families: metrics: 1 CI gate row(s) (skew); 2 point gate(s) decide on the estimate "
+                               "alone")
     assert gate_table(VERDICTS, multiplicity="none").header(FULL)[-3] == "p adj. (none)"
 
 
 def test_junit_message_is_rounded_as_the_terminal_shows_it() -> None:
     message = gate_message(VERDICTS[1])
-    assert message == ("skew |x| <= 5 (ci): estimate +10.4, 95% CI [+9.8, +10.9]; "
+    assert message == ("skew |x| <= 5 (ci): FAIL: estimate +10.4, 95% interval [+9.8, +10.9]; "
                        "the whole 95% CI lies beyond the bound")
-    assert gate_message(VERDICTS[2]) == "brier_skill_oos >= 0 (point): estimate n/a, 95% CI n/a; " \
+    assert gate_message(VERDICTS[2]) == "brier_skill_oos >= 0 (point): INCONCLUSIVE: no estimate; " \
                                         "no suite that ran matches this gate"
 
 
@@ -342,7 +346,7 @@ def test_skew_interval_text_is_identical_in_terminal_markdown_and_html(outcome: 
     page = build_html(outcome, METADATA)
     for name, text in (("terminal", terminal), ("markdown", markdown), ("html", page)):
         assert intervals_after(text, estimate) == {ci}, name
-    assert f"estimate {estimate}, 95% CI {ci}" in terminal and f"estimate {estimate}, 95% CI {ci}" in page
+    assert f"estimate {estimate}, 95% interval {ci}" in terminal and f"estimate {estimate}, 95% interval {ci}" in page
     assert terminal.count(ci) >= 3  # Skew table, gate table and the failure sentence
 
 
@@ -399,7 +403,7 @@ def test_compare_reads_each_reports_stored_aggregates() -> None:
                                                "-2.2 n/a"]
     assert model.valence[0].plus_low == 7.71 and math.isnan(model.valence[0].minus_low)
     assert model.gates.texts() == [["skew", "track-b", "base", "|x| <= 5", "FAIL +8.4", ""]]
-    assert model.runs_table.texts()[0][-1] == "1 failed, 0 passed, 0 not evaluated"
+    assert model.runs_table.texts()[0][-1] == "1 failed, 0 inconclusive, 0 passed"
     page = build_compare_html([("m", report("m", (8.391666, 7.786376, 9.073333)))])
     assert "+8.4 [+7.8, +9.1]" in page
 

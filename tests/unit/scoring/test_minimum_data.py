@@ -12,7 +12,7 @@ from pytest_optbench.metrics.stats import proportion_ci
 from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.gates.evaluate import evaluate
-from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate
+from pytest_optbench.scoring.gates.spec import FAIL, INCONCLUSIVE, PASS, Gate
 from pytest_optbench.scoring.minimum_data import MEAN_MIN_N, default_min_n, possible_n, rate_min_n, shortfall, unit
 
 PAIRS = {"track-b": ["inverted_pair"]}
@@ -69,7 +69,7 @@ def test_the_issues_three_gates_are_not_evaluated() -> None:
     verdicts = evaluate([Gate("disjunction_violation_rate", "max", 0.1, "ci"),
                          Gate("skew", "max_abs", 3, "ci", suites=("track-a",)),
                          Gate("skew", "max_abs", 5, suites=("track-b",))], aggregates, kinds, totals=totals)
-    assert [v.verdict for v in verdicts] == [NOT_EVALUATED] * 3
+    assert [v.verdict for v in verdicts] == [INCONCLUSIVE] * 3
     assert [v.reason for v in verdicts] == [
         "1 of 20 checks usable, fewer than min_n 2",
         "2 of 15 pairs usable, fewer than min_n 6",
@@ -83,7 +83,7 @@ def test_at_min_n_the_gate_is_judged() -> None:
     (v,) = evaluate([Gate("skew", "max_abs", 5)], [_agg("skew", 9.0, 6)], PAIRS)
     assert v.verdict == FAIL
     (v,) = evaluate([Gate("skew", "max_abs", 5, min_n=7)], [_agg("skew", 1.0, 6)], PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.reason == "6 pairs usable, fewer than min_n 7"
+    assert v.verdict == INCONCLUSIVE and v.reason == "6 pairs usable, fewer than min_n 7"
     (v,) = evaluate([Gate("skew", "max_abs", 5, min_n=1)], [_agg("skew", 1.0, 1)], PAIRS)
     assert v.verdict == PASS
 

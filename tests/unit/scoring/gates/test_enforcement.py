@@ -11,9 +11,9 @@ from pytest_optbench.records.facts import RunFacts
 from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison, changed_suites
-from pytest_optbench.scoring.gates.enforcement import parse_rate_warnings, run_warnings
+from pytest_optbench.scoring.gates.enforcement import Policy, apply_policy, parse_rate_warnings, run_warnings
 from pytest_optbench.scoring.gates.evaluate import evaluate
-from pytest_optbench.scoring.gates.spec import NOT_EVALUATED, Gate, ThresholdsError, parse_thresholds
+from pytest_optbench.scoring.gates.spec import INCONCLUSIVE, Gate, ThresholdsError, parse_thresholds
 from pytest_optbench.scoring.labels import quadrant_label
 from pytest_optbench.scoring.tolerances import DEFAULT_TOLERANCES, effective_tolerance, is_default_tolerance
 from pytest_optbench.suite.checks import marker_near_miss, top_level_keys, unused_fields
@@ -132,7 +132,7 @@ ARM = [Aggregate("garden-tips", "base", "parse_rate", 1.0, 1.0, 1.0, 10)]
 ])
 def test_each_not_evaluated_gets_its_true_reason(gate: Gate, reason: str) -> None:
     (v,) = evaluate([gate], ARM, PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.reason == reason
+    assert v.verdict == INCONCLUSIVE and v.reason == reason
 
 
 def test_change_gates_are_judged_at_their_tolerance() -> None:
@@ -148,7 +148,7 @@ def test_change_gates_are_judged_at_their_tolerance() -> None:
     assert comparison.find("c", "base", "conditional_violation_rate", 5.0) is changes[1]
     few = Comparison([Change("s", "base", "skew", 0.0, 4.0, 1.0, 7.0, 3)])
     (v,) = evaluate([Gate("skew", "max_increase", 2)], [], PAIRS, few)
-    assert v.verdict == NOT_EVALUATED and v.reason == "3 items shared with the baseline usable, fewer than min_n 6"
+    assert v.verdict == INCONCLUSIVE and v.reason == "3 items shared with the baseline usable, fewer than min_n 6"
 
 
 def test_prompt_changes_are_compared_per_shared_suite() -> None:
@@ -207,7 +207,11 @@ def test_run_warnings_cover_each_way_to_enforce_nothing() -> None:
     verdicts = evaluate([Gate("skew", "max_abs", 5, suites=("x",), line=4)], [], {})
     warnings = run_warnings(verdicts, [], facts, no_model_skips=0, thresholds="thresholds.yaml")
     assert [w.code for w in warnings] == ["nothing-selected", "marker-near-miss", "unused-field", "gate-not-evaluated"]
-    assert all(w.strict for w in warnings)
+    # The gate not evaluated is an INCONCLUSIVE row that strict mode fails as a gate; its warning
+    # says why without counting twice.
+    assert [w.strict for w in warnings] == [True, True, True, False]
+    (row,) = apply_policy(verdicts, Policy(strict=True))
+    assert row.fails_session
     assert warnings[-1].text.startswith("gate skew |x| <= 5 (thresholds.yaml, line 4) was not evaluated: ")
     # A run of other tests, in a repository with a thresholds file, is not an audit: no word.
     assert run_warnings(verdicts, [], RunFacts(processes=1), strict=True) == []

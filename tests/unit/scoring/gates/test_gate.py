@@ -54,7 +54,7 @@ def test_a_failing_gate_is_exit_code_1_with_the_summary(tmp_path):
     assert code == EXIT_FAILED
     text = "\n".join(lines)
     assert "optbench summary" in text and "gate skew |x| <= 5 (point) failed on track-b/base" in text
-    assert lines[-1] == "optbench gate: 12 item results scored, 1 gate(s) failed; exit code 1"
+    assert lines[-1] == "optbench gate: 12 item results scored, 1 gate(s) failed the session (0 inconclusive); exit code 1"
     suite = ET.parse(tmp_path / "j.xml").getroot().find("testsuite")
     assert suite.get("tests") == "13" and suite.get("failures") == "1"
     assert suite.findall("testcase")[0].get("classname") == "suites.b.yaml"

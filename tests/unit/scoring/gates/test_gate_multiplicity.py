@@ -22,7 +22,7 @@ from pytest_optbench.report.model.tables import gate_family_text, power_sentence
 from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.baseline import Change, Comparison
 from pytest_optbench.scoring.gates.evaluate import evaluate
-from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate, ThresholdsError, read_thresholds
+from pytest_optbench.scoring.gates.spec import FAIL, INCONCLUSIVE, PASS, Gate, ThresholdsError, read_thresholds
 
 KINDS = {"s": ["inverted_pair"]}
 Z975, Z80 = 1.959963984540054, 0.8416212335729143
@@ -79,8 +79,15 @@ def test_holm_keeps_a_lucky_crossing_among_twenty_gates_from_failing_the_session
     holm = rate_gates(counts, n, bound, "holm")
     bh = rate_gates(counts, n, bound, "bh")
     assert [v.verdict for v in plain] == [PASS] * 19 + [FAIL]
-    assert [v.verdict for v in holm] == [PASS] * 20
-    assert "not after Holm's correction over 20 CI gates" in holm[-1].reason
+    # Under Holm the lucky crossing cannot be told from noise: INCONCLUSIVE, beside the 99.75%
+    # interval that decided it (Bonferroni's level: the step-down rejects nothing), never PASS.
+    assert [v.verdict for v in holm] == [PASS] * 19 + [INCONCLUSIVE]
+    assert holm[-1].level == pytest.approx(1 - 2 * 0.025 / 20)
+    assert not Gate("error_rate", "max", bound).beyond(holm[-1].interval_low, holm[-1].interval_high)
+    assert "the 95% interval lies beyond the bound, but the 99.75% interval the correction asks for straddles it" \
+        in holm[-1].reason and "Holm over the 20 gates of family plumbing" in holm[-1].reason
+    # Each PASS stands beside its own 95% interval, wholly within the bound.
+    assert all(v.level == 0.95 and v.interval_high <= bound for v in holm[:19])
     raw = [binomial_tail(x, n, bound) for x in counts]
     assert [v.p_crossing for v in holm] == pytest.approx(raw, rel=1e-9)
     assert [v.p_holm for v in holm] == pytest.approx(reference_holm(raw), rel=1e-9)
@@ -93,8 +100,9 @@ def test_holm_keeps_a_lucky_crossing_among_twenty_gates_from_failing_the_session
 def test_a_clear_crossing_still_fails_under_holm_and_says_so() -> None:
     verdicts = rate_gates([0] * 9 + [40], 200, 0.03, "holm")
     assert verdicts[-1].verdict == FAIL
-    assert verdicts[-1].reason.startswith("the whole 95% CI lies beyond the bound (Holm-adjusted p")
-    assert "over 10 CI gates" in verdicts[-1].reason
+    assert verdicts[-1].reason.startswith("the whole 99.5% interval lies beyond the bound (Holm over the 10 gates of "
+                                          "family plumbing, adjusted p")
+    assert verdicts[-1].level == pytest.approx(0.995) and verdicts[-1].interval_low > 0.03
 
 
 def test_point_gates_and_unevaluated_gates_are_outside_the_family() -> None:
@@ -106,11 +114,12 @@ def test_point_gates_and_unevaluated_gates_are_outside_the_family() -> None:
     assert ci.family_size == 1 and ci.verdict == FAIL
     assert point.verdict == FAIL and point.p_adjusted is None and point.multiplicity is None
     assert point.p_crossing == pytest.approx(binomial_tail(14, 200, 0.03), rel=1e-9)  # shown, not corrected
-    assert unmatched.verdict == NOT_EVALUATED and unmatched.p_crossing is None
-    assert gate_family_text([ci, point, unmatched]) == (
-        "multiplicity: Holm over 1 evaluated CI gate(s) (family-wise error at 2.5% one-sided); "
-        "1 point gate(s) decide on the estimate alone")
-    assert gate_family_text([ci], "none").startswith("multiplicity: none; each of the 1 evaluated CI gate(s)")
+    assert unmatched.verdict == INCONCLUSIVE and unmatched.p_crossing is None
+    text = gate_family_text([ci, point, unmatched])
+    assert text.startswith("multiplicity: Holm within each family (family-wise error at 2.5% one-sided per family)")
+    assert "families: plumbing: 1 CI gate row(s) (error_rate)" in text
+    assert text.endswith("1 point gate(s) decide on the estimate alone")
+    assert gate_family_text([ci], "none").startswith("multiplicity: none; each CI gate decides on its own 95% interval")
 
 
 def test_change_gates_test_their_bound_on_the_change_and_join_the_family() -> None:

@@ -12,7 +12,7 @@ from pytest_optbench.scoring.aggregate import Aggregate
 from pytest_optbench.scoring.gates.evaluate import evaluate
 from pytest_optbench.scoring.gates.spec import (
     FAIL,
-    NOT_EVALUATED,
+    INCONCLUSIVE,
     PASS,
     Gate,
     ThresholdsError,
@@ -204,22 +204,25 @@ def test_point_evidence(kind: str, bound: float, value: float, verdict: str) -> 
     assert (result.suite, result.condition, result.value) == ("track-b", "base", value)
     assert (result.ci_low, result.ci_high) == (value - 10, value + 10)
     assert result.n == 20
-    assert (result.reason == "") == (verdict == PASS)
+    assert result.reason == ("the estimate holds the bound" if verdict == PASS else "the estimate is beyond the bound")
 
 
 @pytest.mark.parametrize(
     ("kind", "bound", "value", "low", "high", "ci_verdict", "point_verdict"),
     [
-        ("max_abs", 5, 6.0, 4.0, 8.0, PASS, FAIL),  # the brief's example
+        ("max_abs", 5, 6.0, 4.0, 8.0, INCONCLUSIVE, FAIL),  # the brief's example: the CI straddles the bound
         ("max_abs", 5, 6.5, 5.5, 8.0, FAIL, FAIL),
         ("max_abs", 5, -6.5, -8.0, -5.5, FAIL, FAIL),
-        ("max_abs", 5, -6.0, -8.0, -4.0, PASS, FAIL),
-        ("max_abs", 5, 0.0, -8.0, 8.0, PASS, PASS),
-        ("max_abs", 5, 6.0, 5.0, 7.0, PASS, FAIL),  # touching the bound is not beyond it
-        ("max", 5, 7.0, 4.0, 9.0, PASS, FAIL),
+        ("max_abs", 5, -6.0, -8.0, -4.0, INCONCLUSIVE, FAIL),
+        ("max_abs", 5, 0.0, -8.0, 8.0, INCONCLUSIVE, PASS),  # straddles both bounds
+        ("max_abs", 5, 0.0, -4.0, 4.5, PASS, PASS),  # shown to hold
+        ("max_abs", 5, 6.0, 5.0, 7.0, INCONCLUSIVE, FAIL),  # touching the bound is not beyond it
+        ("max", 5, 7.0, 4.0, 9.0, INCONCLUSIVE, FAIL),
         ("max", 5, 7.0, 5.5, 9.0, FAIL, FAIL),
-        ("min", 0.95, 0.93, 0.90, 0.96, PASS, FAIL),
+        ("max", 5, 3.0, 1.0, 5.0, PASS, PASS),  # touching the bound from inside holds it
+        ("min", 0.95, 0.93, 0.90, 0.96, INCONCLUSIVE, FAIL),
         ("min", 0.95, 0.92, 0.90, 0.94, FAIL, FAIL),
+        ("min", 0.95, 0.97, 0.955, 0.99, PASS, PASS),
     ],
 )
 def test_ci_evidence_fails_only_when_the_whole_ci_is_beyond_the_bound(
@@ -229,8 +232,10 @@ def test_ci_evidence_fails_only_when_the_whole_ci_is_beyond_the_bound(
     ci = _one(Gate("skew", kind, bound, evidence="ci"), [agg])
     point = _one(Gate("skew", kind, bound, evidence="point"), [agg])
     assert (ci.verdict, point.verdict) == (ci_verdict, point_verdict)
-    if ci.verdict == FAIL:
-        assert "CI" in ci.reason
+    # The interval beside a CI verdict is the one that decided it, at its level.
+    assert (ci.interval_low, ci.interval_high, ci.level) == (low, high, 0.95)
+    assert ci.reason.startswith({FAIL: "the whole 95% interval lies beyond", PASS: "the whole 95% interval lies within",
+                                 INCONCLUSIVE: "the 95% interval straddles"}[ci.verdict])
 
 
 def test_gate_matching_no_suite_is_one_not_evaluated_verdict() -> None:
@@ -238,14 +243,14 @@ def test_gate_matching_no_suite_is_one_not_evaluated_verdict() -> None:
     verdicts = evaluate([gate], [_agg("skew", 1.0)], PAIRS)
     assert len(verdicts) == 1
     (v,) = verdicts
-    assert v.verdict == NOT_EVALUATED and v.verdict != PASS
+    assert v.verdict == INCONCLUSIVE and v.verdict != PASS
     assert v.suite is None and v.condition is None and v.value is None
     assert "match none of the suites that ran (track-b)" in v.reason
 
 
 def test_gate_with_no_suites_ran_at_all() -> None:
     (v,) = evaluate([Gate("parse_rate", "min", 0.9)], [], {})
-    assert v.verdict == NOT_EVALUATED
+    assert v.verdict == INCONCLUSIVE
 
 
 def test_metric_that_does_not_apply_is_skipped_without_explicit_suites() -> None:
@@ -256,13 +261,13 @@ def test_metric_that_does_not_apply_is_skipped_without_explicit_suites() -> None
     assert [(v.suite, v.verdict) for v in verdicts] == [("pairs", PASS)]
     # Only a binary suite ran: the skew gate matches nothing.
     (v,) = evaluate([Gate("skew", "max_abs", 5)], aggs[2:], {"trivia": ["binary"]})
-    assert v.verdict == NOT_EVALUATED and v.suite is None
+    assert v.verdict == INCONCLUSIVE and v.suite is None
 
 
 def test_metric_that_does_not_apply_with_explicit_suites_is_not_evaluated_with_a_reason() -> None:
     kinds = {"trivia": ["binary"]}
     (v,) = evaluate([Gate("skew", "max_abs", 5, suites=("trivia",))], [_agg("parse_rate", 1.0, suite="trivia")], kinds)
-    assert v.verdict == NOT_EVALUATED
+    assert v.verdict == INCONCLUSIVE
     assert v.suite == "trivia" and v.condition == "base"
     assert "does not apply" in v.reason
 
@@ -271,25 +276,25 @@ def test_binary_metric_without_usable_answers_is_not_evaluated() -> None:
     kinds = {"trivia": ["binary"]}
     (v,) = evaluate([Gate("overconfidence", "max", 0.05)], [_agg("parse_rate", 1.0, suite="trivia")], kinds,
                     totals={("trivia", "base", "binary"): 40})
-    assert v.verdict == NOT_EVALUATED and v.reason == "no usable answers: 0 of 40 items usable"
+    assert v.verdict == INCONCLUSIVE and v.reason == "no usable answers: 0 of 40 items usable"
 
 
 def test_applicable_metric_without_an_aggregate_is_not_evaluated() -> None:
     # e.g. calibration_error on a Track B suite (no item has `expected`): one row, with the reason
     (v,) = evaluate([Gate("calibration_error", "max", 5)], [_agg("skew", 1.0), _agg("parse_rate", 1.0)], PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.suite is None
+    assert v.verdict == INCONCLUSIVE and v.suite is None
     assert v.reason.startswith("calibration_error is computed only from items with a stated rate")
 
 
 def test_nan_value_is_not_evaluated() -> None:
     for evidence in ("point", "ci"):
         (v,) = evaluate([Gate("skew", "max_abs", 5, evidence=evidence)], [_agg("skew", NAN, n=0)], PAIRS)
-        assert v.verdict == NOT_EVALUATED and v.n == 0 and "no usable answers" in v.reason
+        assert v.verdict == INCONCLUSIVE and v.n == 0 and "no usable answers" in v.reason
 
 
 def test_ci_evidence_without_an_interval_is_not_evaluated() -> None:
     (v,) = evaluate([Gate("skew", "max_abs", 5, evidence="ci", min_n=1)], [_agg("skew", 9.0, n=1)], PAIRS)
-    assert v.verdict == NOT_EVALUATED and v.value == 9.0 and "confidence interval" in v.reason
+    assert v.verdict == INCONCLUSIVE and v.value == 9.0 and "confidence interval" in v.reason
     # ... while point evidence still judges the estimate, reporting no CI.
     (p,) = evaluate([Gate("skew", "max_abs", 5, min_n=1)], [_agg("skew", 9.0, n=1)], PAIRS)
     assert p.verdict == FAIL and p.ci_low is None and p.ci_high is None
@@ -312,7 +317,7 @@ def test_suite_and_condition_globs() -> None:
     assert all(v.verdict == PASS for v in verdicts)
     # Globs are case-sensitive, like suite ids.
     (v,) = evaluate([Gate("skew", "max_abs", 5, suites=("TRACK-*",))], aggs, kinds)
-    assert v.verdict == NOT_EVALUATED
+    assert v.verdict == INCONCLUSIVE
 
 
 def test_default_suites_cover_every_applicable_suite_and_condition() -> None:
@@ -340,7 +345,8 @@ def test_verdicts_follow_gate_order_and_serialise() -> None:
     stable = {
         "metric": "skew", "suite": "track-b", "condition": "base", "bound_kind": "max_abs",
         "evidence": "ci", "value": 6.0, "ci_low": 5.5, "ci_high": 7.0, "n": 20, "verdict": FAIL,
-        "reason": "the whole 95% CI lies beyond the bound",
+        "reason": "the whole 95% interval lies beyond the bound", "level": 0.95, "interval_low": 5.5,
+        "interval_high": 7.0, "evaluated": True, "fails_session": True, "on_inconclusive": "pass",
     }
     assert {k: d[k] for k in stable} == stable
     # The bound travels both as a number and as readable text (key names are the report's).
@@ -348,11 +354,14 @@ def test_verdicts_follow_gate_order_and_serialise() -> None:
     assert not any(isinstance(x, float) and math.isnan(x) for x in verdicts[0].to_dict().values())
 
 
-def test_gate_check_directly() -> None:
-    assert Gate("skew", "max", 5).check(6, 0, 7) == "the estimate is beyond the bound"
-    assert Gate("skew", "max", 5).check(4, 0, 7) is None
-    assert Gate("skew", "max", 5, evidence="ci").check(6, 5, 7) is None
-    assert Gate("skew", "max", 5, evidence="ci").check(6, 5.01, 7) is not None
+def test_gate_holds_and_beyond_directly() -> None:
+    gate = Gate("skew", "max", 5)
+    assert gate.holds(4, 5) and not gate.holds(4, 5.01)
+    assert gate.beyond(5.01, 7) and not gate.beyond(5, 7)
+    both = Gate("skew", "max_abs", 5)
+    assert both.holds(-5, 5) and not both.holds(-5.1, 0) and both.beyond(-9, -5.1) and not both.beyond(-9, 9)
+    low = Gate("auc", "min", 0.75)
+    assert low.holds(0.75, 0.9) and low.beyond(0.5, 0.74) and not low.beyond(0.5, 0.75)
 
 
 def test_effect_gates_cover_the_compared_arms_only() -> None:
@@ -364,4 +373,4 @@ def test_effect_gates_cover_the_compared_arms_only() -> None:
     narrative = evaluate([Gate("narrative_susceptibility", "max", 25)], aggs, PAIRS)
     assert [(v.condition, v.verdict) for v in narrative] == [("narrative_up-narrative_down", PASS)]
     without_arms = evaluate([Gate("condition_effect", "max_abs", 10)], [_agg("parse_rate", 1.0)], PAIRS)
-    assert [(v.suite, v.verdict) for v in without_arms] == [(None, NOT_EVALUATED)]
+    assert [(v.suite, v.verdict) for v in without_arms] == [(None, INCONCLUSIVE)]

@@ -13,7 +13,7 @@ from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggre
 from pytest_optbench.scoring.baseline import Change, Comparison
 from pytest_optbench.scoring.gates.evaluate import evaluate
 from pytest_optbench.scoring.gates.reasons import NO_HONEST_INTERVAL
-from pytest_optbench.scoring.gates.spec import FAIL, NOT_EVALUATED, PASS, Gate
+from pytest_optbench.scoring.gates.spec import FAIL, INCONCLUSIVE, PASS, Gate
 
 OPTIONS = AggregateOptions(n_resamples=2000)
 
@@ -38,7 +38,8 @@ def test_d5_six_items_all_at_skew_20_are_not_certain() -> None:
     assert skew.value == 20.0 and skew.ci_low < 19.9 and skew.ci_high > 20.1
     assert skew.ci_method.startswith("Student, SD floored")
     (verdict,) = evaluate([Gate("skew", "max_abs", 19.9, evidence="ci", min_n=1)], [skew], {"pairs": ["inverted_pair"]})
-    assert verdict.verdict == PASS and verdict.p_crossing is not None and verdict.p_crossing > 0.025
+    # Not shown crossed (p above 2.5%), and not shown to hold either: the interval straddles 19.9.
+    assert verdict.verdict == INCONCLUSIVE and verdict.p_crossing is not None and verdict.p_crossing > 0.025
     # One pair at 20.5 (answers 60 and 60.5): not whole numbers, so no floor; still an interval.
     nudged = _by_metric(_pairs([(60.0, 60.0)] * 5 + [(60.5, 60.0)]))["skew"]
     assert nudged.ci_low < nudged.value < nudged.ci_high
@@ -65,7 +66,8 @@ def test_a_ci_gate_on_an_estimate_without_an_honest_interval_is_not_evaluated() 
     kinds = {"pairs": ["inverted_pair"]}
     ci, point = evaluate([Gate("skew", "max", 1.0, evidence="ci", min_n=1), Gate("skew", "max", 1.0, min_n=1)],
                          [agg], kinds)
-    assert ci.verdict == NOT_EVALUATED and ci.reason == NO_HONEST_INTERVAL + agg.interval_reason
+    # Judged, and the evidence cannot tell: INCONCLUSIVE (evaluated), never PASS or FAIL.
+    assert ci.verdict == INCONCLUSIVE and ci.evaluated and ci.reason == NO_HONEST_INTERVAL + agg.interval_reason
     assert ci.p_crossing is None and ci.family_size == 0  # outside Holm's family
     assert point.verdict == FAIL  # a point gate decides on the estimate, which is known
 
@@ -76,7 +78,7 @@ def test_a_change_gate_without_an_honest_interval_is_not_evaluated() -> None:
     assert change.to_dict()["no_interval_reason"].startswith("every bootstrap draw")
     (v,) = evaluate([Gate("auc", "max_change", 0.01, evidence="ci")], [], {"known": ["binary"]},
                     Comparison([change]))
-    assert v.verdict == NOT_EVALUATED and v.reason.startswith(NO_HONEST_INTERVAL)
+    assert v.verdict == INCONCLUSIVE and v.evaluated and v.reason.startswith(NO_HONEST_INTERVAL)
 
 
 def test_exact_bounds_are_honest_intervals_and_gates_use_them() -> None:
