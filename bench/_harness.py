@@ -65,6 +65,7 @@ class TimedFakeAPI(FakeAPI):
     """FakeAPI that also logs (arrival, answered) monotonic times of every request."""
 
     spans: list[tuple[float, float]] = field(default_factory=list)
+    prompts: list[dict[str, str]] = field(default_factory=list)  # what a benchmark keeps of the requests it saw
 
     def _handle(self, handler: Any, raw: bytes) -> None:
         start = time.monotonic()

@@ -25,21 +25,32 @@ reads no compiled module either: each session then compiles everything it import
 pytest rewrites every plugin's asserts again (see _harness.bench_env). The output names
 the setting used.
 
+The whole bank: ``--bank`` (on by default; ``--no-bank`` skips it) also times the first
+command a newcomer runs, ``pytest suites --model=sim:optimist`` from the repository root
+(its thresholds.yaml and conftest.py included), against plain pytest running as many
+trivial parametrized tests (one per item x condition result) in the same venv, interleaved,
+best of ``--bank-repeats`` (2) each, with CPU seconds (user + system) beside the wall times.
+
 Run: python bench/bench_session_overhead.py [--repeats 3] [--kind binary|pairs] [--port 18732] [--no-bytecode]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _harness import (
     PHASES,
     Budget,
     PytestRun,
+    bench_env,
     check,
     load_average,
     log,
@@ -66,6 +77,57 @@ def session_seconds(run: PytestRun) -> float:
     return float(match.group(1)) if match else float("nan")
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]
+BANK_COMMAND = ["suites", "--model=sim:optimist"]
+
+
+def timed_session(cwd: Path, args: list[str], bytecode: bool) -> tuple[float, float, str]:
+    """(wall s, CPU s of the session's processes, pytest's last line) of ``python -m pytest ARGS``."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args]
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=bench_env(bytecode), capture_output=True, text=True, timeout=900,
+                          check=False)
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    lines = done.stdout.strip().splitlines()
+    return wall, cpu, lines[-1] if lines else done.stderr[-500:]
+
+
+def bank_ratio(repeats: int, bytecode: bool) -> None:
+    """The full-bank simulated audit against plain pytest with as many trivial tests."""
+    log("whole bank: counting its results")
+    wall, cpu, tail = timed_session(REPOSITORY, BANK_COMMAND, bytecode)  # also compiles what it imports
+    match = re.search(r"(\d+) passed", tail)
+    if not match:
+        raise SystemExit(f"the bank audit did not run: {tail}")
+    results = int(match.group(1)) + sum(int(m) for m in re.findall(r"(\d+) (?:xfailed|skipped)", tail))
+    runs: dict[str, list[tuple[float, float]]] = {"bank": [], "plain": []}
+    load_before = load_average()
+    with tempfile.TemporaryDirectory(prefix="optbench-bench-bank-") as tmp:
+        plain = Path(tmp)
+        (plain / "test_plain.py").write_text(PLAIN_TEST.format(n=results), encoding="utf-8")
+        timed_session(plain, ["test_plain.py", "-p", "no:optbench"], bytecode)  # untimed: compile
+        for repeat in range(repeats):
+            for name, (cwd, args) in {"plain": (plain, ["test_plain.py", "-p", "no:optbench"]),
+                                      "bank": (REPOSITORY, BANK_COMMAND)}.items():
+                wall, cpu, tail = timed_session(cwd, args, bytecode)
+                runs[name].append((wall, cpu))
+                log(f"whole bank, repetition {repeat + 1}: {name} {wall:.1f} s wall, {cpu:.1f} s CPU ({tail})")
+    best = {name: min(r[0] for r in values) for name, values in runs.items()}
+    best_cpu = {name: min(r[1] for r in values) for name, values in runs.items()}
+    print()
+    print(f"whole bank: `pytest {' '.join(BANK_COMMAND)}` ({results:,} item x condition results) against plain "
+          f"pytest with {results:,} trivial parametrized tests, same venv, interleaved, best of {repeats}")
+    print(f"load average before {load_before}, after {load_average()} (2 cores, shared with other processes)")
+    for name, label in (("bank", "optbench bank"), ("plain", "plain pytest")):
+        print(f"  {label:14} best {best[name]:7.2f} s wall, {best_cpu[name]:7.2f} s CPU; runs (wall/CPU s): "
+              + ", ".join(f"{w:.1f}/{c:.1f}" for w, c in runs[name]))
+    print(f"ratio whole bank / plain pytest: {best['bank'] / best['plain']:.2f}x wall, "
+          f"{best_cpu['bank'] / best_cpu['plain']:.2f}x CPU (aim: 3x or less)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -74,8 +136,15 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=285.0, help="seconds; repetitions that would not fit are dropped")
     parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
                         help="run every variant with PYTHONDONTWRITEBYTECODE=1 (no compiled modules cached)")
+    parser.add_argument("--bank", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time the whole-bank simulated audit against plain pytest (default: on)")
+    parser.add_argument("--bank-repeats", type=int, default=2)
+    parser.add_argument("--bank-only", action="store_true", help="only the whole-bank ratio")
     args = parser.parse_args()
     bytecode = args.bytecode
+    if args.bank_only:
+        bank_ratio(args.bank_repeats, bytecode)
+        return
     budget = Budget(args.budget)
     server = start_server(args.port, latency=0.0)
     load_before = load_average()
@@ -159,6 +228,8 @@ def main() -> None:
         print(f"{name:20} " + " ".join(f"{spent[phase]:16.2f}" for phase in PHASES))
     print(f"requests the server saw while answering from the store: {store_requests} "
           f"({'OK' if store_requests == 0 else 'EXPECTED 0'})")
+    if args.bank:
+        bank_ratio(args.bank_repeats, bytecode)
     print(f"benchmark wall time {budget.elapsed():.0f} s")
 
 

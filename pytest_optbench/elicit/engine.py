@@ -208,23 +208,13 @@ class AdaptiveLimit:
     per ``limit`` successes (AIMD, as TCP and inspect_ai do), and pauses everyone while a
     server's Retry-After runs."""
 
-    def __init__(self, limit: int, probe: bool = False) -> None:
+    def __init__(self, limit: int) -> None:
         self.ceiling = max(1, limit)
         self.limit = float(self.ceiling)
         self.in_flight = 0
         self.resume_at = 0.0
-        # probe: one request alone until a server has answered it, so that a bad key or an
-        # empty account costs one request, not one per slot.
-        self.opened = not probe
         self._last_cut = 0.0
         self._changed = asyncio.Condition()
-
-    async def open(self) -> None:
-        """The probe got an answer that was not fatal: let the others go."""
-        if not self.opened:
-            async with self._changed:
-                self.opened = True
-                self._changed.notify_all()
 
     async def acquire(self) -> None:
         async with self._changed:
@@ -236,7 +226,7 @@ class AdaptiveLimit:
                     except TimeoutError:
                         pass
                     continue
-                if self.in_flight < (int(self.limit) if self.opened else 1):
+                if self.in_flight < int(self.limit):
                     self.in_flight += 1
                     return
                 await self._changed.wait()
@@ -297,6 +287,8 @@ class ApiElicitor:
         self._timeouts_in_a_row = 0
         self._peers_checked = 0.0
         self._keys: dict[tuple[Any, ...], str] = {}
+        self._stopping = _StopSignal()  # bound to the loop of each run (_run)
+        self._owners: dict[str, int] = {}  # key -> the xdist worker that asks for it (share_out)
 
     def key(self, spec: PromptSpec) -> str:
         # Asked for every prompt twice (prefetch, then its item): hashed once.
@@ -313,8 +305,30 @@ class ApiElicitor:
         return self.max_tokens
 
     def owns(self, key: str) -> bool:
-        """Stable sharding between xdist workers (a hash, never ``hash()``)."""
-        return int(key[:12], 16) % self.shard_count == self.shard_index
+        """Which xdist worker asks for a prompt: the balanced shares of ``share_out`` for the
+        prompts of the prefetch, else a stable hash (never ``hash()``)."""
+        owner = self._owners.get(key)
+        if owner is None:
+            owner = int(key[:12], 16) % self.shard_count
+        return owner == self.shard_index
+
+    def share_out(self, specs: Sequence[PromptSpec]) -> None:
+        """Split the selected prompts between the xdist workers so that each sends as many
+        requests as the others, give or take one (a hash leaves one worker a few more, and the
+        run waits for it: 34 of 60 requests on 4 slots is 9 rounds instead of 8). Every worker
+        collects the same items, so each computes the same split, from the prompts alone (not
+        from the store, which the others are writing)."""
+        if self.shard_count < 2:
+            return
+        wanted: dict[str, int] = {}
+        for spec in specs:
+            key = self.key(spec)
+            wanted[key] = max(wanted.get(key, 0), -(-spec.samples // max(1, self.provider.max_n)))
+        load = [0] * self.shard_count
+        for key, requests in sorted(wanted.items(), key=lambda kv: (-kv[1], kv[0])):
+            owner = min(range(self.shard_count), key=lambda w: (load[w], w))
+            self._owners[key] = owner
+            load[owner] += requests
 
     # -- the store, and memory where the store fails ------------------------------------------
 
@@ -378,6 +392,7 @@ class ApiElicitor:
     def _stop(self, reason: str) -> str:
         if self.stop_reason is None:
             self.stop_reason = reason
+            self._stopping.set()  # the requests in flight are cut short (_generate)
             try:  # tell the other workers of this session
                 self.store.put_failure(STOP_KEY, self.settings.run_id, reason)
             except StoreError as exc:
@@ -402,6 +417,7 @@ class ApiElicitor:
                 reason = None
             if reason is not None:
                 self.stop_reason = reason  # a peer stopped the session
+                self._stopping.set()
         return self.stop_reason
 
     # -- planning and running ----------------------------------------------------------------
@@ -430,6 +446,7 @@ class ApiElicitor:
 
     def prefetch(self, specs: Sequence[PromptSpec]) -> None:
         """Elicit every missing answer of this process's share, concurrently."""
+        self.share_out(specs)
         jobs = self.plan(specs)
         self.on_progress(self.stats)
         if jobs and not self.settings.offline:
@@ -451,29 +468,47 @@ class ApiElicitor:
                 "parameter_changes": int(getattr(self.provider, "parameter_changes", 0))}
 
     async def _run(self, jobs: Sequence[Job]) -> None:
-        limit = AdaptiveLimit(self.settings.concurrency, probe=True)
+        # Every slot opens at once. A request that cannot succeed (a bad key, no quota, no
+        # such model) is refused and not billed: the first such answer stops the session,
+        # and the requests still in flight are cut short then (_generate), so a bad key costs
+        # at most one request per slot and no waiting, and a good one no probe round-trip.
+        self._stopping = _StopSignal(asyncio.get_running_loop())
+        if self.stop_reason is not None:
+            self._stopping.set()
+        limit = AdaptiveLimit(self.settings.concurrency)
         await asyncio.gather(*(self._job(job, limit) for job in jobs))
 
     async def _generate(self, request: ApiRequest) -> ApiResult:
         """One request, within --optbench-timeout in all (a server that trickles its reply
-        byte by byte passes every read timeout), cut short when the session deadline passes
-        while it waits."""
+        byte by byte passes every read timeout), cut short when the session stops while it
+        waits (another request's fatal answer, the deadline passing)."""
         timeout = getattr(self.provider, "timeout", None)
         # Twice the SDK's own time-outs (each read, connecting): those fire first on a server
         # that sends nothing; this one on a server that sends a byte now and then.
         limit = TOTAL_TIMEOUT * float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
         left = max(0.0, self.ends - self.clock()) if self.ends is not None else None
-        if limit is None and left is None:
-            return await self.provider.generate(request)
         by_deadline = left is not None and (limit is None or left <= limit)
+        call = asyncio.ensure_future(self.provider.generate(request))
+        stopped = asyncio.ensure_future(self._stopping.event.wait())
+        done: set[asyncio.Future[Any]] = set()
         try:
-            return await asyncio.wait_for(self.provider.generate(request), left if by_deadline else limit)
-        except TimeoutError:
+            done, _ = await asyncio.wait((call, stopped), timeout=left if by_deadline else limit,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not call.done():
+                call.cancel()  # the session stopped, it timed out, or this task was cancelled (Ctrl-C)
+        if not call.done():
+            await asyncio.wait((call,))  # let the SDK close the request it was making
+        if not call.cancelled() and (call in done or call.exception() is None):
+            return call.result()  # answered (or failed) before it could be cut short
+        if self.stop_reason is None:
             if by_deadline:
-                raise _Stopped(self._stop(f"the session deadline of {self.settings.deadline:g} s "
-                                          "(--optbench-deadline) passed")) from None
-            raise CallFailed(f"{self.provider.provider}: the reply was not complete after {limit:g} s (twice "
-                             "--optbench-timeout)", retryable=True, timed_out=True) from None
+                self._stop(f"the session deadline of {self.settings.deadline:g} s (--optbench-deadline) passed")
+            else:
+                raise CallFailed(f"{self.provider.provider}: the reply was not complete after {limit:g} s (twice "
+                                 "--optbench-timeout)", retryable=True, timed_out=True)
+        raise _Stopped(self.stop_reason)
 
     async def _job(self, job: Job, limit: AdaptiveLimit) -> None:
         sample, remaining, attempt = job.first, job.count, 0
@@ -508,7 +543,6 @@ class ApiElicitor:
                 continue
             except Exception as exc:  # noqa: BLE001 - a provider bug must not kill the run
                 stats.in_flight -= 1
-                await limit.open()
                 await limit.release()
                 stats.failed += remaining
                 message = self.provider.redact(_describe(exc))
@@ -517,7 +551,6 @@ class ApiElicitor:
                 return
             stats.in_flight -= 1
             self._failed_in_a_row = self._timeouts_in_a_row = 0
-            await limit.open()
             await limit.release()
             # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
             texts = [well_formed(text) for text in self.provider.redact_result(result).texts[:n]]
@@ -544,10 +577,15 @@ class ApiElicitor:
         if failure.rate_limited:
             stats.rate_limited += 1
         message = self.provider.redact(one_line(str(failure), MAX_ERROR))
+        if failure.fatal and self.stop_reason is not None:
+            # Refused too, after another request's refusal stopped the session: one prompt
+            # carries the reason, the others were not asked (one FAILED item).
+            await limit.release()
+            self._not_asked(job.key, remaining, self.stop_reason)
+            return False
         if failure.fatal:
             self._stop(message)
         else:
-            await limit.open()
             self._count_failure(failure.rate_limited, message)
         if failure.timed_out:
             stats.timeouts += 1
@@ -684,6 +722,27 @@ def _checked(result: Any, name: str) -> ApiResult:
 
 class _Stopped(Exception):
     """The session stopped while a request was waiting for its answer."""
+
+
+class _StopSignal:
+    """Set once the session stops asking; the requests in flight wait on it. ``set`` may be
+    called from any thread (the deadline and the peers are also checked outside the loop)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.loop = loop
+        self.event = asyncio.Event()
+
+    def set(self) -> None:
+        if self.loop is None or self.loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self.event.set()
+        else:
+            self.loop.call_soon_threadsafe(self.event.set)
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:

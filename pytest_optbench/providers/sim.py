@@ -201,6 +201,7 @@ class SimulatedModel:
         self.profile_name, self.profile = parse_sim_spec(profile_spec)
         self.seed = seed
         self.name = f"sim:{profile_spec}"
+        self._memo: dict[Any, tuple[float, float, float]] = {}  # prompt meta -> _prompt_values
 
     # -- what the item kinds' answer hooks read (kinds/base.py: Simulator) -------------------
 
@@ -239,6 +240,23 @@ class SimulatedModel:
         return profile.refusal_rate * share, profile.prose_refusal_rate * share
 
 
+    def _prompt_values(self, meta: Any, kind: Any) -> tuple[float, float, float]:
+        """(planted-50 rate, prose rate, mean answer) of one prompt: the same for each of its
+        samples (they depend on the prompt's meta alone), so drawn once per prompt."""
+        try:
+            key: Any = tuple(meta.items())
+            hash(key)
+        except TypeError:  # a value that cannot be a key: computed afresh
+            key = None
+        values = self._memo.get(key) if key is not None else None
+        if values is None:
+            values = (*self._refusal_rates(meta), kind.simulated_answer(meta, self))
+            if key is not None:
+                if len(self._memo) >= 100_000:
+                    self._memo.clear()
+                self._memo[key] = values
+        return values
+
     # -- the Model protocol ----------------------------------------------------------------
 
     def complete(self, prompt: Prompt) -> str:
@@ -248,14 +266,14 @@ class SimulatedModel:
                    meta.get("condition"), meta.get("role"), prompt.sample)
         draw = rng.random()
         kind = kind_of(str(meta.get("kind")))
-        fifty, prose = self._refusal_rates(meta)
+        fifty, prose, mean = self._prompt_values(meta, kind)
         # Planted 50s only where the spec reads them as refusals (inverted pairs); elsewhere a
         # 50 is an answer and would move the planted axiom and calibration figures.
         if draw < fifty and kind.fifty_is_refusal:
             return "50"
         if draw < fifty + prose:
             return _PROSE_REFUSAL
-        value = kind.simulated_answer(meta, self) + rng.normal(0.0, self.parameter(kind.sim_noise))
+        value = mean + rng.normal(0.0, self.parameter(kind.sim_noise))
         answer = int(min(99, max(1, round(value))))
         if answer == 50:
             answer = 49 if rng.random() < 0.5 else 51

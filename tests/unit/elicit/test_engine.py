@@ -526,6 +526,21 @@ def test_two_shards_split_the_prompts_and_ask_each_once(api, make):
     assert Counter(r.user for r in api.requests).most_common(1)[0][1] == 1
 
 
+def test_xdist_shares_are_balanced_and_the_same_on_every_worker(api, make):
+    """Each worker sends as many requests as the other, give or take one (a hash split of 60
+    prompts can leave one worker 34: a ninth round of latency on 4 slots)."""
+    specs = [spec(i, samples=2) for i in range(61)] + [spec(i, samples=2) for i in range(5)]  # 5 asked twice
+    workers = [make(api, shard=(w, 2)) for w in range(2)]
+    for worker in workers:
+        worker.share_out(specs)
+    keys = sorted({workers[0].key(s) for s in specs})
+    owned = [[k for k in keys if w.owns(k)] for w in workers]
+    assert sorted(owned[0] + owned[1]) == keys and not set(owned[0]) & set(owned[1])
+    assert sorted(len(o) for o in owned) == [30, 31]
+    unseen = "f" * 64  # a prompt outside the prefetch: the stable hash decides, the same on both
+    assert workers[0].owns(unseen) != workers[1].owns(unseen)
+
+
 def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
     server = fake(fault_for=lambda r: "badrequest")
     specs = [spec(i, samples=1) for i in range(8)]

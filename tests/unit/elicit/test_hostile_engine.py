@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -24,7 +25,6 @@ from _waiting import wait_until
 from pytest_optbench.elicit.engine import (
     NOT_ASKED,
     STOP_KEY,
-    AdaptiveLimit,
     ApiElicitor,
     CallTimeout,
     ModelCalls,
@@ -86,17 +86,41 @@ def run_all(elicitor: ApiElicitor, specs: list[PromptSpec]):
 
 
 @pytest.mark.parametrize("fault", ["auth", "quota"])
-def test_a_bad_key_or_an_empty_account_costs_one_request(fake, make, fault):
+def test_a_bad_key_or_an_empty_account_stops_at_the_first_answer(fake, make, fault):
     api = fake(fault_for=lambda request: fault)
     elicitor = make(api)
     records = run_all(elicitor, [spec(i, samples=3) for i in range(60)])
-    assert len(api.requests) == 1  # 60 before: one per prompt
+    # 60 before any stop (one per prompt); now at most the first round: one request per slot,
+    # each refused and not billed.
+    assert 1 <= len(api.requests) <= FAST.concurrency
     errors = [a.error for r in records for a in r.answers]
     assert all(errors)
     first = next(e for e in errors if not e.startswith(NOT_ASKED))
-    assert errors.count(first) == 3  # the one prompt that was asked
-    assert all(e == NOT_ASKED + first for e in errors if e != first)
+    assert errors.count(first) == 3  # the prompt whose refusal stopped the session
+    assert all(e == NOT_ASKED + first for e in errors if e != first)  # the others: not asked
     assert elicitor.stop_reason == first and KEY not in first
+
+
+def test_a_fatal_answer_cuts_short_the_requests_in_flight(fake, make):
+    """The other slots' requests are not waited for once one is refused: the server holds
+    them until the test ends (30 s at most), so an engine that waited would get their 55s."""
+    release = threading.Event()
+
+    def held(request, index):
+        release.wait(30)
+        return "55"
+
+    api = fake(answer=held, fault_for=lambda request: "auth" if "plan 3 " in request.user else None)
+    elicitor = make(api, settings(concurrency=8))
+    try:
+        records = run_all(elicitor, [spec(i) for i in range(8)])
+    finally:
+        release.set()
+    errors = [r.answers[0].error for r in records]
+    refused = errors[3]
+    assert refused and not refused.startswith(NOT_ASKED) and elicitor.stop_reason == refused
+    assert [e for i, e in enumerate(errors) if i != 3] == [NOT_ASKED + refused] * 7
+    assert elicitor.stats.requests <= 8
 
 
 @pytest.mark.parametrize(("status", "fatal"), [(401, True), (403, True), (404, True), (400, False), (500, False)])
@@ -109,51 +133,25 @@ def test_the_other_xdist_workers_stop_too(fake, make):
     specs = [spec(i) for i in range(40)]
     first, second = make(api, shard=(0, 2)), make(api, shard=(1, 2))
     first.prefetch(specs)
-    assert len(api.requests) == 1
+    assert 1 <= first.stats.requests <= FAST.concurrency  # the first round at most
     second.prefetch(specs)  # learns from the store that the session stopped
-    assert len(api.requests) == 1
+    assert second.stats.requests == 0
     assert second.stop_reason == first.stop_reason
     assert second.store.failure(STOP_KEY, "run-1") == first.stop_reason
 
 
-def test_a_probe_goes_alone_then_the_rest_at_full_concurrency(fake, make):
-    class Probe:
-        def __init__(self) -> None:
-            self.now = self.most = 0
-            self.first_alone: bool | None = None
+def test_every_slot_opens_at_once(fake, make):
+    """No probe round-trip: the first round fills every slot (each answer waits until all four
+    requests have arrived; one slot at a time would break the barrier)."""
+    arrived = threading.Barrier(4, timeout=30)
 
-        def __call__(self, request, index):
-            self.now += 1
-            self.most = max(self.most, self.now)
-            if self.first_alone is None:
-                time.sleep(0.05)  # others would pile in now if they were let through
-                self.first_alone = self.now == 1
-            time.sleep(0.02)
-            self.now -= 1
-            return "55"
+    def together(request, index):
+        arrived.wait()
+        return "55"
 
-    probe = Probe()
-    elicitor = make(fake(answer=probe))
-    records = run_all(elicitor, [spec(i) for i in range(24)])
-    assert all(r.answers[0].value == 55 for r in records)
-    assert probe.first_alone is True
-    assert probe.most > 1
-
-
-def test_adaptive_limit_probe_admits_one_until_opened():
-    import asyncio
-
-    async def scenario() -> None:
-        limit = AdaptiveLimit(4, probe=True)
-        await limit.acquire()
-        waiter = asyncio.create_task(limit.acquire())
-        await asyncio.sleep(0.01)
-        assert not waiter.done()
-        await limit.open()
-        await asyncio.wait_for(waiter, 1)
-        assert limit.in_flight == 2
-
-    asyncio.run(scenario())
+    elicitor = make(fake(answer=together), settings(concurrency=4))
+    records = run_all(elicitor, [spec(i) for i in range(4)])
+    assert [r.answers[0].value for r in records] == [55] * 4
 
 
 # --------------------------------------------------------------------------- dead servers, deadlines

@@ -407,7 +407,7 @@ def test_a_bad_key_with_a_huge_error_body_still_stops_the_session_at_once(fake, 
                   if what.endswith("-error") else body)
     elicitor = make(server, provider=provider)
     got = answers(elicitor, [spec(i, samples=1) for i in range(5)])
-    assert len(server.requests) == 1
+    assert 1 <= len(server.requests) <= min(5, elicitor.settings.concurrency)  # the first round at most
     assert "HTTP 401" in one_line(elicitor.stop_reason)
     assert all(a.error for a in got)
 
