@@ -229,8 +229,10 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
         return Verdict(gate, suite, condition, NOT_EVALUATED, reason=reason, n_total=total)
     value, low, high = agg.value, agg.ci_low, agg.ci_high
     if not math.isfinite(value):
-        return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, n_total=total,
-                       reason=f"no usable answers: {usable_text(agg.n, total, what)}")
+        # Some answers are usable, but too few (or too alike) for the metric to have a value.
+        reason = (f"no usable answers: {usable_text(0, total, what)}" if agg.n == 0 else
+                  f"{usable_text(agg.n, total, what)}, too few for {gate.metric} to have a value")
+        return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, n_total=total, reason=reason)
     if (short := shortfall(agg.n, total, gate.required_n, what)) is not None:
         return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total, reason=short)
     if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
