@@ -115,6 +115,8 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
     ('{"probability": 0.35}', 35, "json"), ('{"probability": 0.9999}', 99.99, "json"), ('{"probability": 0}', 0, "json"),
     ('{"probability": 0.0000}', 0, "json"), ('{"probability": 1}', None, "json"), ('{"probability": 1.0}', None, "json"),
     ('{"probability": 1.5}', 1.5, "json"), ('{"probability": 100}', 100, "json"), ('{"probability": "65"}', None, "json"),
+    # The grammar's fraction, which JSON cannot hold (SmolLM2 wrote it; forbidden, "1/2" became 100).
+    (' {"probability": 1/2}', 50, "json"), ('{"probability": 1/100}', 1, "json"), ('{"probability": 3/2}', None, "json"),
     ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
@@ -198,7 +200,9 @@ def test_the_answer_grammar_leaves_no_room_for_whitespace() -> None:
     # schema cut to their "0". The regex (vLLM) is the grammar's twin (llama.cpp).
     pattern = re.compile(modes.ANSWER_REGEX)
     for reply in ('{"probability": 0.25}', '{"probability": 0.9999}', '{"probability": 0.5000}',
-                  '{"probability": 100}', '{"probability": 7}', '{"probability": 37.5}', '{"probability": 0}'):
+                  '{"probability": 100}', '{"probability": 7}', '{"probability": 37.5}', '{"probability": 0}',
+                  # SmolLM2 through the scaffold, unconstrained: " {" after "Answer:", and fractions
+                  ' {"probability": 100}', ' {"probability": 1/2}', ' {"probability": 1/100}'):
         assert pattern.fullmatch(reply), reply
     for reply in ('{\n  "probability": 0\n}', '{\n \t \t \t \t', '{"probability": 101}', '{"probability": 0.12345}',
                   '{"probability":0.25}', '{"probability": 05}'):
