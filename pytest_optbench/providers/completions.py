@@ -115,6 +115,10 @@ class CompletionsProvider(OpenAIProvider):
             found = distribution.from_json(self._positions(response.choices[0]) or [])
             probes[prefix] = [(found[0].token, found[0].logprob), *found[0].top] if found else []
         result.logprobs[0] = distribution.stored(result.logprobs[0], probes, lead)
+        reason = distribution.read(positions, probes=probes).reason or ""
+        if reason.startswith(distribution.SPREAD):  # said once for the model, not per answer
+            self.note(f"{self.model}: its numbers, followed digit by digit, spread over the scale (sd above "
+                      f"{distribution.MAX_SPREAD:g} pp): such prompts get no numeric log-probability answer")
         return result
 
     @staticmethod

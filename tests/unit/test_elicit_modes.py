@@ -327,6 +327,8 @@ def test_following_a_number_is_bounded(fake, make) -> None:
     [record] = run(elicitor, [spec("logprobs")])
     assert elicitor.provider.probes <= D.MAX_PROBES and len(server.requests) == 1 + elicitor.provider.probes
     assert record.answers[0].value is None and record.answers[0].reason.startswith(D.SPREAD)
+    run(elicitor, [spec("logprobs", 1)])
+    assert sum("spread over the scale" in n for n in elicitor.provider.notes) == 1  # said once
 
 
 def test_prose_in_logprobs_mode_is_no_answer(fake, make) -> None:
