@@ -14,6 +14,9 @@ compare with. Per model, endpoint and mode it reports:
   false reading (or a real difference between the constrained and the free model, listed
   so that it can be judged);
 * declined: answers the mode gave no value, by reason;
+* json: the number the model writes, without a grammar, after the grammar's fixed start
+  (``{"probability": `` given: the completions prompt extended, the chat reply prefilled);
+  where the greedy reply is prose (chat) this still shows whether the grammar changed the number;
 * yes/no (logprobs): whether P(yes) > 50 says what the greedy reply says;
 * a seeded random draw of ``--sample`` recorded values (default 40), each with the greedy
   reply and its number, written to ``OUT/<endpoint>/<model>/<mode>/check.md``.
@@ -79,6 +82,38 @@ def ask(model: local_models.LocalModel, request: dict[str, Any], timeout: float)
     return str(text or ""), choice.get("finish_reason")
 
 
+PREFIX = '{"' + modes.ANSWER_FIELD + '":'  # no trailing blank: the model writes " 0.25" itself
+
+
+def reply_start(raw: str | None) -> str:
+    """The recorded reply up to its colon (' {"probability":'), else the grammar's start."""
+    return raw[: raw.index(":") + 1] if raw and ":" in raw else PREFIX
+
+
+def prefix_request(model: local_models.LocalModel, endpoint: str, system: str, user: str,
+                   start: str = PREFIX) -> dict[str, Any]:
+    """json mode: the constrained reply's own start given (the text up to its colon), the
+    number left free (no grammar): what the model writes there unconstrained is what the
+    grammar may only cut, never change."""
+    if endpoint == "completions":
+        prompt = completions.scaffold(system, user, mode=modes.JSON) + start
+        return {"path": "/v1/completions", "body": {"model": model.alias, "prompt": prompt, "temperature": 0,
+                                                    "max_tokens": 12, "stop": ["}", "\n"]}}
+    return {"path": "/v1/chat/completions", "body": {  # llama.cpp continues a final assistant message
+        "model": model.alias, "temperature": 0, "max_tokens": 12, "stop": ["}", "\n"],
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user},
+                     {"role": "assistant", "content": start}]}}
+
+
+def prefix_value(continuation: str) -> float | None:
+    """The number the model wrote after the prefix, on the schema's scale (None: not a number)."""
+    text = continuation.split(":", 1)[1] if continuation.lstrip().startswith(PREFIX) else continuation
+    # (llama.cpp's chat reply repeats the prefilled start)
+    text = text.split("}")[0].strip().rstrip(",")
+    reading = modes.json_value(PREFIX + " " + text + "}")
+    return reading[0] if reading else None
+
+
 def yes_no_of(text: str) -> str | None:
     words = text.strip().lower().lstrip("*\"'").split()
     first = words[0].strip(".,!:;") if words else ""
@@ -96,12 +131,19 @@ def check(model: local_models.LocalModel, endpoint: str, mode: str, report: dict
             cache[key] = ask(model, request, args.timeout)
         free_text, finish = cache[key]
         free = parse_answer(free_text, question=prompt["user"], truncated=finish == "length")
+        prefixed: float | None = None
+        if mode == modes.JSON and args.prefix_check:
+            request = prefix_request(model, endpoint, system, prompt["user"], reply_start(answer["raw"]))
+            key = json.dumps(request, sort_keys=True)
+            if key not in cache:
+                cache[key] = ask(model, request, args.timeout)
+            prefixed = prefix_value(cache[key][0])
         rows.append({"item": item["item"], "role": prompt["role"], "suite": item["suite"], "yes_no": yes_no,
                      "user": prompt["user"],
                      "raw": answer["raw"], "value": answer["value"], "reason": answer["reason"],
                      "answer_mode": answer.get("mode") or mode, "error": answer["error"],
                      "free": free_text, "free_value": free.value, "free_reason": free.reason,
-                     "free_yes_no": yes_no_of(free_text) if yes_no else None})
+                     "free_yes_no": yes_no_of(free_text) if yes_no else None, "prefixed_value": prefixed})
     tolerance = LOGPROBS_TOLERANCE if mode == modes.LOGPROBS else JSON_TOLERANCE
     figures = summarise(rows, tolerance, mode)
     rng = random.Random(args.seed)
@@ -136,6 +178,10 @@ def summarise(rows: list[dict[str, Any]], tolerance: float, mode: str) -> dict[s
             reason = (r["reason"] or "?").split(" (")[0]
             declined[reason] = declined.get(reason, 0) + 1
     out["declined"] = dict(sorted(declined.items(), key=lambda kv: -kv[1]))
+    if mode == modes.JSON:
+        pairs = [r for r in rows if r["value"] is not None and r.get("prefixed_value") is not None]
+        out["prefix_check"] = {"both": len(pairs), "agree": sum(abs(r["value"] - r["prefixed_value"]) <= tolerance
+                                                                for r in pairs)}
     out["read_as"] = {}
     for r in rows:
         out["read_as"][r["answer_mode"]] = out["read_as"].get(r["answer_mode"], 0) + 1
@@ -184,6 +230,10 @@ def print_figures(label: str, figures: dict[str, Any]) -> None:
     print(f"  numeric: usable {n['usable']}/{n['prompts']}, greedy reply parses {n['free_parsed']}, both "
           f"{n['both']}: agree {n['agree']}, differ {n['differ']}")
     print(f"  random draw: {figures['sample']}")
+    if "prefix_check" in figures:
+        c = figures["prefix_check"]
+        print(f"  the number after the grammar's fixed start, unconstrained: {c['both']} read, {c['agree']} the "
+              "recorded value")
     if "yes_no" in figures:
         y = figures["yes_no"]
         print(f"  yes/no: usable {y['usable']}/{y['prompts']}, greedy says yes/no {y['both']}: same side {y['agree']}")
@@ -206,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--parallel", type=int, default=2, help="llama-server -np for servers this run starts")
+    parser.add_argument("--no-prefix-check", dest="prefix_check", action="store_false",
+                        help="json mode: skip asking for the free number after the grammar's fixed start")
     parser.add_argument("--reuse-store", action="store_true")
     parser.add_argument("--keep-servers", action="store_true")
     args = parser.parse_args(argv)

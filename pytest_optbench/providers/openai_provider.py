@@ -133,6 +133,10 @@ class OpenAIProvider(ApiProvider):
             "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
         }
         self._common(params, request, mode)
+        if mode == modes.JSON and self.dialect == LLAMA_CPP and "messages" in params:
+            # The object's start as the reply's own beginning, the grammar for the rest (modes.JSON_START).
+            params["messages"].append({"role": "assistant", "content": modes.JSON_START})
+            params["extra_body"]["grammar"] = modes.ANSWER_TAIL_GRAMMAR
         return params
 
     async def _create(self, params: dict[str, Any]) -> Any:
@@ -286,10 +290,13 @@ class OpenAIProvider(ApiProvider):
                          int(getattr(usage, "completion_tokens", 0) or 0), reasons)
 
     async def finish(self, result: ApiResult, request: ApiRequest) -> ApiResult:
-        """A numeric logprobs reply from a tokenizer that writes numbers digit by digit: the
+        """A json reply on llama.cpp is the whole object (its start was prefilled). A numeric
+        logprobs reply from a tokenizer that writes numbers digit by digit: the
         chat endpoint cannot be asked to go on from a digit, so numeric log-probability
         elicitation is declined for this model, once and with one note; this reply and the
         later numeric prompts get the fallback (yes/no items keep their log-probabilities)."""
+        if result.mode == modes.JSON and self.dialect == LLAMA_CPP:
+            result.texts = [modes.with_start(text) for text in result.texts]
         if result.mode != modes.LOGPROBS or request.yes_no or not result.logprobs_of(0):
             return result
         positions = distribution.from_json(result.logprobs_of(0))

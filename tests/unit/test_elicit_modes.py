@@ -168,8 +168,11 @@ def test_json_mode_asks_each_server_in_its_own_words(fake, make, server_name: st
     assert {(a.value, a.mode) for a in answers} == {(25, "json")}
     assert all(SHAPE_FIELDS & set(b) == fields for b in bodies)
     body = bodies[0]
-    if "grammar" in fields:
-        assert body["grammar"] == modes.ANSWER_GRAMMAR
+    if "grammar" in fields and provider == "openai":  # chat: the start prefilled, the grammar for the rest
+        assert body["grammar"] == modes.ANSWER_TAIL_GRAMMAR
+        assert body["messages"][-1] == {"role": "assistant", "content": modes.JSON_START}
+    elif "grammar" in fields:
+        assert body["grammar"] == modes.ANSWER_GRAMMAR and body["prompt"].endswith(CUE)
     elif "structured_outputs" in fields:
         assert body["structured_outputs"] == {"regex": modes.ANSWER_REGEX}
     elif "guided_regex" in fields:
@@ -192,6 +195,13 @@ def test_json_mode_gets_enough_tokens_for_the_object(fake, make, tmp_path) -> No
         elicitor.store.close()
     limits = sorted(r.body["max_tokens"] for r in server.requests)
     assert limits == [8, modes.JSON_MIN_TOKENS]  # two samples a request
+
+
+def test_a_prefilled_reply_is_read_as_the_whole_object() -> None:
+    assert modes.with_start(' 0.25}') == '{"probability": 0.25}'
+    assert modes.with_start('{"probability": 7}') == '{"probability": 7}'  # llama.cpp returns the start too
+    assert modes.json_value(modes.with_start("0.0000}")) == (0.0, None)
+    assert modes.ANSWER_TAIL_GRAMMAR.startswith('root ::= " "? number "}"') and "number ::=" in modes.ANSWER_TAIL_GRAMMAR
 
 
 def test_the_answer_grammar_leaves_no_room_for_whitespace() -> None:
