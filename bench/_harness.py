@@ -227,7 +227,7 @@ def start_server(port: int, *, stock: bool = False, **kwargs: Any) -> TimedFakeA
     except OSError as exc:
         raise SystemExit(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass --port") from None
     if not stock:
-        api._server.RequestHandlerClass.disable_nagle_algorithm = True
+        api._server.RequestHandlerClass.disable_nagle_algorithm = True  # type: ignore[attr-defined]
         api._server.socket.listen(SERVER_BACKLOG)
     return api
 
@@ -241,7 +241,7 @@ def per_request_overhead(api: FakeAPI, requests: int = 30) -> float:
     import openai
 
     client = openai.OpenAI(api_key="sk-fake-bench", base_url=api.openai_url, max_retries=0)
-    messages = [{"role": "system", "content": "probe"}, {"role": "user", "content": "probe"}]
+    messages: list[Any] = [{"role": "system", "content": "probe"}, {"role": "user", "content": "probe"}]
     client.chat.completions.create(model="probe", messages=messages)
     start = time.perf_counter()
     for _ in range(requests):

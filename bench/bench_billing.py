@@ -29,12 +29,14 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import yaml
 from _harness import Budget, check, log, run_pytest, start_server
 
 from pytest_optbench.prompts.build import SYSTEM_PROMPTS
 from pytest_optbench.providers.openai_provider import MAX_N
+from pytest_optbench.testing import FakeRequest
 
 SUITE = Path(__file__).resolve().parents[1] / "suites" / "en" / "track_b.yaml"
 BASE_ONLY = "not narrative and not perspective and not anchor and not debiased"
@@ -59,7 +61,7 @@ def fake_tokens(text: str) -> int:
 def load_tiktoken(timeout: float = 20.0) -> tuple[Callable[[str], int] | None, str]:
     """(token counter, what happened). Loading an encoding downloads it the first time."""
     try:
-        import tiktoken
+        import tiktoken  # type: ignore[import-not-found]  # optional: installed by hand to compare
     except ImportError:
         return None, "tiktoken is not installed"
     box: dict[str, object] = {}
@@ -116,7 +118,7 @@ def main() -> None:
     filler = filler_prompt(counter)
 
     server = start_server(args.port, latency=0.0)
-    results = {}
+    results: dict[str, tuple[list[FakeRequest], Any]] = {}
     with tempfile.TemporaryDirectory(prefix="optbench-bench-billing-") as tmp:
         root = Path(tmp)
         (root / "track_b.yaml").write_text(SUITE.read_text(encoding="utf-8"), encoding="utf-8")
@@ -150,7 +152,7 @@ def main() -> None:
     if tiktoken_count:
         header += f" {'input tokens (tiktoken chat)':>29}"
     print(header + f" {'tokens per answer':>18}")
-    totals = {}
+    totals: dict[str, tuple[int, int, int]] = {}
     for name, (requests, usage) in results.items():
         fake = sum(fake_tokens(r.system + r.user) for r in requests)
         line = f"{name:24} {len(requests):9,} {fake:22,} {usage.get('input_tokens', 0):19,}"
@@ -159,7 +161,7 @@ def main() -> None:
             chat = sum(chat_tokens(tiktoken_count)(r.system, r.user) for r in requests)
             line += f" {chat:29,}"
         print(line + f" {fake / answers:18.1f}")
-        totals[name] = (len(requests), fake, chat)
+        totals[name] = (len(requests), fake, chat or 0)
     plugin, protocol = totals["pytest-optbench"], totals["OptimismBench protocol"]
     print()
     print(f"requests: pytest-optbench / OptimismBench = {plugin[0]:,} / {protocol[0]:,} = "

@@ -31,6 +31,7 @@ R replicates is known to about +-2 sqrt(0.05 / R): --reps 2000 resolves +-0.01.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import time
@@ -51,7 +52,8 @@ from pytest_optbench.kinds.base import violation_counts
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics import gate_tests
 from pytest_optbench.metrics.calibration_ci import binary_confidences
-from pytest_optbench.metrics.confidence import Confidence, studentized_bootstrap
+from pytest_optbench.metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
+from pytest_optbench.metrics.power import detectable_crossing
 from pytest_optbench.metrics.rates import rate_confidence
 from pytest_optbench.metrics.resample import weighted_bootstrap
 from pytest_optbench.metrics.stats import Interval, bootstrap_ci, paired_permutation_p, proportion_ci, wilcoxon_p
@@ -59,11 +61,17 @@ from pytest_optbench.options import Settings
 from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records.item import REFUSAL_VALUE, ItemRecord
-from pytest_optbench.scoring.aggregate import AggregateOptions, aggregate, binary_data, pair_answers
+from pytest_optbench.scoring.aggregate import (
+    AggregateOptions,
+    aggregate,
+    binary_data,
+    pair_answers,
+    resolution_sd,
+)
 from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.suite.load import Suite, parse_suite
 
-SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer")
+SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -234,7 +242,12 @@ def new_binary(p: np.ndarray, y: np.ndarray, rng: np.random.Generator, resamples
     return confidences
 
 
-def old_rate(hits: Sequence[int], checks: Sequence[int]) -> Interval:
+def _violation_checks(kind: str, records: Sequence[ItemRecord]) -> tuple[list[int], list[int]]:
+    hits, checks, _ = violation_counts(kind_of(kind), records, 2.0)
+    return hits, checks
+
+
+def old_rate(hits: Sequence[int] | np.ndarray, checks: Sequence[int] | np.ndarray) -> Interval:
     return proportion_ci(int(sum(hits)), int(sum(checks)))
 
 
@@ -293,12 +306,12 @@ def _pair_arrays(records: Iterable[ItemRecord]) -> dict[tuple[str, str], np.ndar
     out = {("base", "skew"): (plus + minus - 100)[use], ("base", "delta_plus"): (plus - 50)[use],
            ("base", "delta_minus"): (minus - 50)[use]}
     base_plus = {r.item: r.prompt("positive").mean(False) for r in by_condition["base"]}
-    base_skew = dict(zip([r.item for r in by_condition["base"]], plus + minus - 100))
+    base_skew = dict(zip([r.item for r in by_condition["base"]], plus + minus - 100, strict=True))
     for arm in ("narrative_up", "framed"):
         arm_plus, arm_minus = pair_answers(by_condition[arm], keep_fifty=False)
         items = [r.item for r in by_condition[arm]]
-        effect = np.array([a - base_plus[i] for a, i in zip(arm_plus, items)])
-        skew_effect = np.array([a + b - 100 - base_skew[i] for a, b, i in zip(arm_plus, arm_minus, items)])
+        effect = np.array([a - base_plus[i] for a, i in zip(arm_plus, items, strict=True)])
+        skew_effect = np.array([a + b - 100 - base_skew[i] for a, b, i in zip(arm_plus, arm_minus, items, strict=True)])
         out[(arm, "condition_effect")] = effect[np.isfinite(effect)]
         out[(arm, "skew_effect")] = skew_effect[np.isfinite(skew_effect)]
     return out
@@ -402,7 +415,7 @@ def section_rates(board: Board, args: argparse.Namespace, rng: np.random.Generat
             truth = sum(hits_all) / sum(checks_all)
             data = f"sim:{profile} (rate {truth:.3f})"
             _rate_replicates(board, metric, data, pool, args, rng, truth,
-                             lambda rs, kind=kind: violation_counts(kind_of(kind), rs, 2.0)[:2],
+                             functools.partial(_violation_checks, kind),
                              AggregateOptions(tolerances={metric: (2.0,)}), tolerance=2.0)
     # Parse and refusal rates: the samples of one item (its prompts) are clustered.
     suite = _suite("inverted_pair", args.pool)
@@ -462,7 +475,7 @@ def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random
     def share(records: list[ItemRecord], counts: Callable[[Sequence[ItemRecord]], tuple[list[int], list[int]]]
               ) -> np.ndarray:
         hits, checks = counts(records)
-        return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+        return np.array([h / c if c else np.nan for h, c in zip(hits, checks, strict=True)])
 
     decomposable("parse_rate", share(now, _parse_counts), share(before, _parse_counts))
     decomposable("refusal_rate", share(now, _refusal_counts), share(before, _refusal_counts))
@@ -475,7 +488,7 @@ def _old_changes(now: list[ItemRecord], before: list[ItemRecord], rng: np.random
     if doses_now:
         def dose_rate(records: list[ItemRecord]) -> np.ndarray:
             hits, checks, _ = violation_counts(kind_of("dose_response"), records, 0.0)
-            return np.array([h / c if c else np.nan for h, c in zip(hits, checks)])
+            return np.array([h / c if c else np.nan for h, c in zip(hits, checks, strict=True)])
         decomposable("dose_response_violation_rate", dose_rate(doses_now),
                      dose_rate([r for r in before if r.kind == "dose_response"]))
     binary_now = [r for r in now if r.kind == "binary"]
@@ -537,7 +550,7 @@ def section_baseline(board: Board, args: argparse.Namespace, rng: np.random.Gene
                     index = rng.integers(0, size, n)
                     first = rng.integers(0, RUNS, n)
                     second = (first + rng.integers(1, RUNS, n)) % RUNS
-                    for t, (j, a, b) in enumerate(zip(index, first, second)):
+                    for t, (j, a, b) in enumerate(zip(index, first, second, strict=True)):
                         now.append(replace(runs[a][kind][j], item=f"{runs[a][kind][j].item}#{t}"))
                         before.append(replace(runs[b][kind][j], item=f"{runs[b][kind][j].item}#{t}"))
                 comparison = compare(now, before, AggregateOptions(seed=r, n_resamples=args.resamples))
@@ -570,7 +583,8 @@ def _consistency(board: Board, metric: str, data: str, version: str, n: int, low
 
 def section_tests(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
     # Skew's p (Wilcoxon, the paper's) against the mean test the CI implies, mean 0.
-    generators = {"numpy normal": lambda g, n: g.normal(0, 1, n),
+    generators: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
+        "numpy normal": lambda g, n: g.normal(0, 1, n),
                   "numpy exponential - 1": lambda g, n: g.exponential(1.0, n) - 1.0,
                   "numpy t3": lambda g, n: g.standard_t(3, n)}
     for data, generate in generators.items():
@@ -633,6 +647,163 @@ def section_fwer(board: Board, args: argparse.Namespace, rng: np.random.Generato
         board.rejections[("family-wise error: BH", data, "new")][n] = bh
 
 
+# --------------------------------------------------------------------------- section: edges
+
+
+# One session's CI gates, every one with its true value exactly on its bound (issue 27): the
+# metric, the side the gate bounds, and where its data come from.
+EDGE_GATES = (("brier", "max"), ("log_loss", "max"), ("ece", "max"), ("overconfidence", "max"),
+              ("reliability", "max"), ("accuracy", "min"), ("auc", "min"), ("skew", "max"), ("delta_plus", "max"),
+              ("refusal_rate", "max"), ("parse_rate", "min"))
+PILOT = 40  # replicates whose printed detectable crossings set the power section's bounds
+
+
+@dataclass
+class EdgeData:
+    """Per-item arrays of one binary pool and one pair pool, and every metric's pool value."""
+
+    p: np.ndarray
+    y: np.ndarray
+    skew: np.ndarray
+    delta_plus: np.ndarray
+    refusals: tuple[np.ndarray, np.ndarray]
+    parses: tuple[np.ndarray, np.ndarray]
+    truths: dict[str, float]
+
+
+def _edge_data(binary_profile: str, args: argparse.Namespace) -> EdgeData:
+    pool = simulate(binary_profile, _suite("binary", args.binary_pool), seed=args.seed)
+    p, y, _ = binary_data(pool["base"])
+    pairs = simulate("optimist", _suite("inverted_pair", args.pool), seed=args.seed)["base"]
+    plus, minus = pair_answers(pairs, keep_fifty=False)
+    use = np.isfinite(plus) & np.isfinite(minus)
+    refusals = tuple(np.array(v, dtype=float) for v in _refusal_counts(pairs))
+    parses = tuple(np.array(v, dtype=float) for v in _parse_counts(pairs))
+    truths = {k: float(v) for k, v in cal.whole_sample_metrics(p, y).items()}
+    truths.update(_binary_truths(p, y))
+    truths["log_loss"] = float(cal.log_loss(p, y))
+    skew, delta_plus = (plus + minus - 100)[use], (plus - 50)[use]
+    truths["skew"], truths["delta_plus"] = float(skew.mean()), float(delta_plus.mean())
+    truths["refusal_rate"] = float(refusals[0].sum() / refusals[1].sum())
+    truths["parse_rate"] = float(parses[0].sum() / parses[1].sum())
+    return EdgeData(p, y, skew, delta_plus, refusals, parses, truths)  # type: ignore[arg-type]
+
+
+def _edge_session(data: EdgeData, n: int, rng: np.random.Generator, resamples: int) -> dict[str, Confidence]:
+    """The confidences aggregate() gives these gates' metrics on n fresh items (the same
+    functions, on the pool's per-item arrays: binary_confidences for the binary family,
+    studentized_bootstrap with the answers' resolution floor, rate_confidence)."""
+    index = rng.integers(0, data.p.size, n)
+    p, y = data.p[index], data.y[index]
+    order = np.argsort(index, kind="stable")  # aggregate() sorts items; the intervals do not care
+    p, y = p[order], y[order]
+
+    def statistics(w: np.ndarray | None) -> dict[str, Any]:
+        return cal.whole_sample_metrics(p, y, w, None, with_auc=w is None)
+
+    scores = cal.item_scores(p, y)
+    _, cds = binary_confidences(statistics, scores, p, y, rng, resamples)
+    out = dict(cds)
+    pairs = rng.integers(0, data.skew.size, n)
+    out["skew"] = studentized_bootstrap(data.skew[pairs], rng, resamples, NATURAL_BOUNDS["skew"],
+                                        sd_floor=resolution_sd(1.0, 2))
+    out["delta_plus"] = studentized_bootstrap(data.delta_plus[pairs], rng, resamples, NATURAL_BOUNDS["delta_plus"],
+                                              sd_floor=resolution_sd(1.0, 1))
+    items = rng.integers(0, data.refusals[0].size, n)
+    out["refusal_rate"] = rate_confidence(data.refusals[0][items], data.refusals[1][items])
+    out["parse_rate"] = rate_confidence(data.parses[0][items], data.parses[1][items])
+    return out
+
+
+def _power_bound(pilots: Sequence[Confidence], side: str, truth: float, metric: str) -> float:
+    """The bound b whose printed detectable crossing d(b) (median over the pilot runs) puts
+    the truth exactly d beyond it: b + d(b) = truth for a max gate (fixed-point iteration; a
+    rate's d depends on b). NaN when no such bound lies in the metric's range (a crossing
+    near the edge, e.g. ECE near 0, cannot be placed by moving the bound: that needs another
+    population)."""
+    low, high = NATURAL_BOUNDS.get(metric, (0.0, 1.0))
+    sign = -1.0 if side == "max" else 1.0
+    bound = truth
+    for _ in range(12):
+        d = float(np.nanmedian([detectable_crossing(cd, ALPHA / 2, side=side, bound=bound) for cd in pilots]))
+        if not math.isfinite(d):
+            return math.nan
+        bound = truth + sign * d
+        if not low <= bound <= high:
+            return math.nan
+    return bound
+
+
+def section_edges(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Issue 27's cells: every binary metric's coverage on fresh items of sim:overconfident
+    and sim:calibrated at each n; one session of EDGE_GATES with every truth on its bound
+    (each gate's failure rate, and the family-wise error with Holm and without); and the
+    power of each gate at the detectable crossing it printed (median over PILOT replicates),
+    which should be 75-85%."""
+    for profile in ("overconfident", "calibrated"):
+        data = _edge_data(profile, args)
+        label = f"sim:{profile} (ECE {data.truths['ece']:.3f}, AUC {data.truths['auc']:.3f})"
+        for n in args.sizes:
+            pilots: dict[str, list[Confidence]] = defaultdict(list)
+            bounds: dict[str, float] = {}
+            for r in range(args.reps):
+                if r == PILOT:
+                    bounds = {metric: _power_bound(pilots[metric], side, data.truths[metric], metric)
+                              for metric, side in EDGE_GATES}
+                cds = _edge_session(data, n, rng, args.resamples)
+                for metric, cd in cds.items():
+                    if metric in data.truths:
+                        iv = cd.interval()
+                        board.cover(metric, label, "new", iv.method.split(",")[0], n, (iv.low, iv.high),
+                                    data.truths[metric])
+                ps = []
+                for metric, side in EDGE_GATES:
+                    truth = data.truths[metric]
+                    p = gate_tests.p_crossing(cds[metric], side, truth)
+                    ps.append(p)
+                    board.reject(f"gate {metric} {'<=' if side == 'max' else '>='} truth fails (nominal 0.025)",
+                                 label, "new", n, math.isfinite(p) and p < ALPHA / 2)
+                    if r < PILOT:
+                        pilots[metric].append(cds[metric])
+                    elif math.isfinite(bounds.get(metric, math.nan)):
+                        q = gate_tests.p_crossing(cds[metric], side, bounds[metric])
+                        board.reject(f"power at the printed crossing (target 0.75-0.85): {metric}", label, "new",
+                                     n, math.isfinite(q) and q < ALPHA / 2)
+                board.reject(f"family-wise error, {len(EDGE_GATES)} gates on their bounds: Holm", label, "new", n,
+                             any(gate_tests.failures(ps, "holm")))
+                board.reject(f"family-wise error, {len(EDGE_GATES)} gates on their bounds: none", label, "new", n,
+                             any(gate_tests.failures(ps, "none")))
+
+
+def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Change gates (issue 27, D8): a run of ``sim:overconfident`` against a baseline of
+    ``sim:calibrated`` on the same items (the pools share items and outcomes), per-item
+    changes of Brier and overconfidence as ``compare()`` takes them; the gate on the bound
+    placed the printed crossing short of the true change (``max_increase``) or beyond it
+    (``max_decrease`` of the reversed comparison) fails how often?"""
+    now = simulate("overconfident", _suite("binary", args.binary_pool), seed=args.seed)["base"]
+    before = simulate("calibrated", _suite("binary", args.binary_pool), seed=args.seed)["base"]
+    p1, y, _ = binary_data(now)
+    p0, y0, _ = binary_data(before)
+    assert np.array_equal(y, y0) and p1.size == p0.size
+    for metric in ("brier", "overconfidence"):
+        diff = BINARY_DECOMPOSABLE[metric](p1, y) - BINARY_DECOMPOSABLE[metric](p0, y)
+        truth = float(diff.mean())
+        for side, sign in (("max", 1.0), ("min", -1.0)):
+            values = sign * diff  # "min": the reversed comparison, a decrease of the same size
+            label = f"sim:overconfident vs sim:calibrated, change {sign * truth:+.3f}"
+            for n in args.sizes:
+                pilots = [studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples,
+                                                (-1.0, 1.0)) for _ in range(PILOT)]
+                d = float(np.nanmedian([detectable_crossing(cd, ALPHA / 2, side=side) for cd in pilots]))
+                bound = sign * truth - d if side == "max" else sign * truth + d
+                for _ in range(args.reps):
+                    cd = studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples, (-1.0, 1.0))
+                    q = gate_tests.p_crossing(cd, side, bound)
+                    board.reject(f"power at the printed crossing (target 0.75-0.85): change of {metric}, {side} gate",
+                                 label, "new", n, math.isfinite(q) and q < ALPHA / 2)
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -660,8 +831,9 @@ def render(board: Board, sizes: Sequence[int]) -> str:
     lines += ["| test | data | version | " + " | ".join(f"n={n}" for n in all_sizes) + " |",
               "|" + "---|" * (3 + len(all_sizes))]
     for key in sorted(board.rejections, key=lambda k: (k[0], k[1], k[2] != "old")):
-        cells = board.rejections[key]
-        lines.append("| " + " | ".join([*key, *(cells[n].text() if n in cells else "" for n in all_sizes)]) + " |")
+        rejected = board.rejections[key]
+        lines.append("| " + " | ".join([*key, *(rejected[n].text() if n in rejected else "" for n in all_sizes)])
+                     + " |")
     return "\n".join(lines)
 
 

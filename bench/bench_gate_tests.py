@@ -59,6 +59,11 @@ def wilson(hits: int, total: int) -> str:
     return f"{p:.3f} [{max(0.0, centre - half):.3f}, {min(1.0, centre + half):.3f}]"
 
 
+def _skew_draw(generate: Generator, rng: np.random.Generator, resamples: int) -> Callable[[int], Aggregate]:
+    """n -> the Skew aggregate of n fresh per-item values drawn by ``generate``."""
+    return lambda n: mean_aggregate("s", generate(rng, n), rng, resamples)
+
+
 def mean_aggregate(suite: str, values: np.ndarray, rng: np.random.Generator, resamples: int) -> Aggregate:
     cd = studentized_bootstrap(values, rng, resamples)
     interval = cd.interval()
@@ -105,10 +110,9 @@ def one_gate_table(args: argparse.Namespace, rng: np.random.Generator) -> list[s
     for name in ("normal", "exponential - 1 (right-skewed)", "10% of items carry the tilt", "t3 (heavy tails)"):
         generate = CENTRED[name]
         # Truth 0 = bound: "skew max 0"; for the left tail, "skew min 0" on the same data.
-        cases.append(("skew <= 0", name, lambda n, g=generate: mean_aggregate("s", g(rng, n), rng, args.resamples),
-                      Gate("skew", "max", 0.0, evidence="ci", min_n=2)))
-        cases.append(("skew >= 0", name, lambda n, g=generate: mean_aggregate("s", g(rng, n), rng, args.resamples),
-                      Gate("skew", "min", 0.0, evidence="ci", min_n=2)))
+        draw = _skew_draw(generate, rng, args.resamples)
+        cases.append(("skew <= 0", name, draw, Gate("skew", "max", 0.0, evidence="ci", min_n=2)))
+        cases.append(("skew >= 0", name, draw, Gate("skew", "min", 0.0, evidence="ci", min_n=2)))
     cases.append(("error_rate <= 0.1", "5 checks per item, ICC 0.3",
                   lambda n: clustered_rate_aggregate("s", rng, n, 5, 0.1, 0.3),
                   Gate("error_rate", "max", 0.1, evidence="ci", min_n=2)))

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,7 @@ def pytest_command(model: local_models.LocalModel, args: argparse.Namespace, out
     return cmd
 
 
-def _answers(report: dict[str, Any]):
+def _answers(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], dict[str, Any], int, dict[str, Any]]]:
     for item in report["items"]:
         for prompt in item["prompts"]:
             for index, answer in enumerate(prompt["answers"]):
@@ -89,7 +90,7 @@ def _answers(report: dict[str, Any]):
 def _aggregate(report: dict[str, Any], suite: str, metric: str, condition: str = "base") -> dict[str, Any] | None:
     for row in report["aggregates"]:
         if (row["suite"], row["condition"], row["metric"], row.get("domain")) == (suite, condition, metric, None):
-            return row
+            return dict(row)
     return None
 
 

@@ -25,7 +25,8 @@ SAMPLES = 5
 
 def make_records(rng: np.random.Generator) -> tuple[list[ItemRecord], dict[str, np.ndarray]]:
     """2,000 pairs (20,000 answers), 2,000 binary (10,000), 667 conjunction sets (10,005)."""
-    records, raw = [], {}
+    records: list[ItemRecord] = []
+    raw: dict[str, np.ndarray] = {}
 
     def prompt(role: str, centre: float) -> PromptRecord:
         values = np.clip(np.round(centre + rng.normal(0, 5, SAMPLES)), 1, 99)
@@ -35,14 +36,16 @@ def make_records(rng: np.random.Generator) -> tuple[list[ItemRecord], dict[str, 
     for i in range(2000):
         q = rng.uniform(30, 70)
         pos, neg = prompt("positive", q + 6), prompt("negative", 100 - q + 2)
-        plus.append(pos.mean()), minus.append(neg.mean())
+        plus.append(pos.mean())
+        minus.append(neg.mean())
         records.append(ItemRecord("pairs", f"p{i:05d}", "base", "inverted_pair", "bench", "bench",
                                   [pos, neg], track="B", domain=f"d{i % 6}"))
     p, y = [], []
     for i in range(2000):
         outcome = bool(rng.random() < 0.5)
         yes = prompt("yes", 50 + (15 if outcome else -15) + rng.normal(0, 15))
-        p.append(yes.mean() / 100), y.append(float(outcome))
+        p.append(yes.mean() / 100)
+        y.append(float(outcome))
         records.append(ItemRecord("known", f"k{i:05d}", "base", "binary", "bench", "bench", [yes], outcome=outcome))
     for i in range(667):
         a, b = rng.uniform(30, 80, 2)

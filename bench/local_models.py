@@ -43,6 +43,7 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_DIR = Path(os.environ.get("OPTBENCH_LLAMA_DIR") or Path.home() / ".cache" / "optbench-llama")
 CONTEXT = 4096  # shared by the slots: 1024 tokens each with -np 4; a prompt here is < 250 tokens
@@ -169,11 +170,14 @@ _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<
 def gguf_metadata(path: Path, *, skip_arrays: bool = True) -> dict[str, object]:
     """The key/value header of a GGUF file (v2/v3); arrays become ``[array of N]``."""
     with path.open("rb") as f:
-        def read(fmt: str) -> object:
+        def read(fmt: str) -> Any:
             return struct.unpack(fmt, f.read(struct.calcsize(fmt)))[0]
 
+        def count(fmt: str) -> int:
+            return int(read(fmt))
+
         def string() -> str:
-            return f.read(read("<Q")).decode("utf-8", "replace")
+            return f.read(count("<Q")).decode("utf-8", "replace")
 
         def value(kind: int) -> object:
             if kind in _SCALARS:
@@ -181,16 +185,16 @@ def gguf_metadata(path: Path, *, skip_arrays: bool = True) -> dict[str, object]:
             if kind == 8:
                 return string()
             if kind == 9:
-                inner, count = read("<I"), read("<Q")
-                items = [value(inner) for _ in range(count)]
-                return f"[array of {count}]" if skip_arrays else items
+                inner, length = count("<I"), count("<Q")
+                items = [value(inner) for _ in range(length)]
+                return f"[array of {length}]" if skip_arrays else items
             raise ValueError(f"{path}: unknown GGUF value type {kind}")
 
         if f.read(4) != b"GGUF":
             raise ValueError(f"{path}: not a GGUF file")
         read("<I")  # version
         read("<Q")  # tensor count
-        return {string(): value(read("<I")) for _ in range(read("<Q"))}
+        return {string(): value(count("<I")) for _ in range(count("<Q"))}
 
 
 def describe(model: LocalModel, path: Path) -> dict[str, object]:

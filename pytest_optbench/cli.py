@@ -10,7 +10,9 @@
     optbench merge REPORT ... --output ALL.json   join the reports of a run's CI shards
     optbench gate REPORT              score and gate a (merged) report offline, as a session does
     optbench collect                  pick up the store's open provider batches
-    optbench bank [PATH ...]          items per suite and language, as a Markdown table
+    optbench bank [PATH ...]          items per suite and language, as a Markdown table (default: the
+                                      bank that ships with the package)
+    optbench init [DIR]               a starting point: thresholds, a suite, conftest.py, a CI workflow
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .report.terminal import render_table, table
 from .scoring.aggregate import pair_answers
 from .scoring.crosslingual import LanguageMetric, LanguageSkew, model_language_ratio
 from .suite.bank import bank_table
-from .suite.lint import ERROR, lint_paths, summary_line
+from .suite.lint import ERROR, summary_line
 from .text.display import one_line, printable
 
 
@@ -45,7 +47,9 @@ class CliError(Exception):
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    findings = lint_paths([Path(p) for p in args.paths or ["suites"]])
+    from .scoring.gates.lint import lint_project
+
+    findings = lint_project([Path(p) for p in args.paths or ["suites"]])
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))
@@ -53,8 +57,44 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_bank(args: argparse.Namespace) -> int:
-    for line in bank_table([Path(p) for p in args.paths or ["suites"]]):
+    """The table of the suites under the paths; without paths, of the bank that ships."""
+    if args.paths:
+        for line in bank_table([Path(p) for p in args.paths]):
+            print(line)
+        return 0
+    from .suite.bundled import bundled
+
+    found = bundled()
+    if found is None:
+        raise CliError("this installation of pytest-optbench carries no item bank; name the suites to count "
+                       "(optbench bank PATH ...).")
+    for line in bank_table([found.suites]):
         print(line)
+    print(f"\nThe bank that ships with {found.origin}, in {found.suites}; audit it from any directory with "
+          "pytest --optbench-bank --model PROVIDER:NAME (narrow it with --language, -k, -m).")
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """A starting point in DIR: thresholds, change gates, a suite, conftest.py, the CI workflow."""
+    from .scaffold import ScaffoldError, write_scaffold
+
+    target = Path(args.dir)
+    try:
+        written = write_scaffold(target)
+    except ScaffoldError as exc:
+        raise CliError(str(exc)) from None
+    for entry in written:
+        if entry.written:
+            print(f"optbench init: wrote {target / entry.path}")
+        else:
+            print(f"optbench init: left {target / entry.path} alone (it is there already; nothing was changed)")
+    if not any(e.written for e in written):
+        print(f"optbench init: nothing written: all {len(written)} files are in {target} already")
+        return 0
+    print("Next: optbench lint .  then  pytest --optbench-bank --language en --model sim:calibrated --optbench-strict"
+          "  (a simulated model, no key); set the OPENAI_API_KEY secret and MODEL in "
+          ".github/workflows/optbench.yml for pull requests.")
     return 0
 
 
@@ -67,7 +107,7 @@ def skew_rows(paths: Sequence[Path], condition: str = "base") -> list[dict[str, 
         model = str(data["run"].get("model") or path.stem)
         pairs = [r for r in report_records(data, path) if r.kind == "inverted_pair" and r.condition == condition]
         plus, minus = pair_answers(pairs, keep_fifty)
-        for record, skew in zip(pairs, pair_skews(plus, minus)):
+        for record, skew in zip(pairs, pair_skews(plus, minus), strict=True):
             if np.isfinite(skew):
                 rows.append({"model": model, "scenario": f"{record.suite}::{record.item}",
                              "domain": record.domain or "(none)", "skew": float(skew)})
@@ -203,7 +243,8 @@ def cmd_power(args: argparse.Namespace) -> int:
 
     path = Path(args.report)
     data = load_report(path)
-    rows = power_rows(data, report_records(data, path))
+    records = report_records(data, path)
+    rows = power_rows(data, records)
     metric = args.metric or ("skew" if args.effect is not None else None)
     rows = [r for r in rows if (metric is None or r.metric == metric) and r.condition == args.condition
             and fnmatch.fnmatchcase(r.suite, args.suite)]
@@ -227,6 +268,7 @@ def cmd_power(args: argparse.Namespace) -> int:
         print("Changes of metrics read off their CI need a baseline comparison in the report (n/a otherwise). "
               "For the items a given effect needs: optbench power REPORT --metric M --effect X [--change].")
         return 0
+    pricing = power_pricing(args, data, records)
     for r in rows:
         design = r.design(args.effect, args.change)
         print(f"{r.suite}/{r.condition} {r.metric}: to detect a {what} of {amount(r.metric, args.effect)} with 80% "
@@ -234,12 +276,61 @@ def cmd_power(args: argparse.Namespace) -> int:
               + ("" if r.samples is None else f", {r.samples:.3g} samples per prompt") + "):")
         body = [[str(d.samples) if d.samples else "as run",
                  f"{d.items:,}" if d.items is not None else "unreachable"] for d in design]
-        for line in table(["samples per prompt", "items needed"], body):
+        header = ["samples per prompt", "items needed"]
+        priced = pricing.group(r.suite, r.condition) if pricing is not None else None
+        if priced is not None:
+            header.append("cost of a run")
+            for row, d in zip(body, design, strict=True):
+                row.append(priced.text(d.items, d.samples) if d.items is not None else "")
+        for line in table(header, body):
             print(line)
+        if pricing is not None and priced is None:
+            print(f"  (no cost: the answers of {r.suite}/{r.condition} have no billed tokens, or a model without a "
+                  f"price in {pricing.prices.source})")
         if args.change and r.components is None and not math.isfinite(r.change_sd):
             print("  (no change variance: the report holds no baseline comparison of this metric; run with "
                   "--optbench-baseline first)")
     return 0
+
+
+class _GroupPrice:
+    """The cost of one (suite, condition)'s items at the run's cost per answer."""
+
+    def __init__(self, per_answer: float, prompts: float, samples: float, currency: str) -> None:
+        self.per_answer, self.prompts, self.samples, self.currency = per_answer, prompts, samples, currency
+
+    def text(self, items: int, samples: int | None) -> str:
+        from .scoring.cost import money, run_price
+
+        return money(run_price(items, self.prompts, samples or self.samples, self.per_answer), self.currency)
+
+
+class _PowerPricing:
+    """``optbench power`` in money: --prices, else the prices the report's run was costed at."""
+
+    def __init__(self, prices: Any, records: list[Any]) -> None:
+        self.prices = prices
+        self.groups: dict[tuple[str, str], list[Any]] = {}
+        for record in records:
+            self.groups.setdefault((record.suite, record.condition), []).append(record)
+
+    def group(self, suite: str, condition: str) -> _GroupPrice | None:
+        from .scoring.cost import cost_per_answer
+
+        records = self.groups.get((suite, condition), [])
+        per_answer = cost_per_answer(records, self.prices)
+        prompts = [len(r.prompts) for r in records]
+        answers = [len(p.answers) for r in records for p in r.prompts]
+        if per_answer is None or not prompts or not answers:
+            return None
+        return _GroupPrice(per_answer, sum(prompts) / len(prompts), sum(answers) / len(answers), self.prices.currency)
+
+
+def power_pricing(args: argparse.Namespace, data: dict[str, Any], records: list[Any]) -> _PowerPricing | None:
+    from .scoring.cost import prices_of_report, read_prices
+
+    prices = read_prices(Path(args.prices)) if args.prices else prices_of_report(data["run"])
+    return _PowerPricing(prices, records) if prices is not None else None
 
 
 def _positive(text: str) -> float:
@@ -286,9 +377,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     def path(value: str | None) -> Path | None:
         return Path(value) if value else None
 
-    gate_args = GateArgs(Path(args.report), path(args.thresholds), path(args.baseline), path(args.output),
+    gate_args = GateArgs(Path(args.report), [Path(t) for t in args.thresholds or []], path(args.baseline), path(args.output),
                          path(args.markdown), path(args.html), path(args.junitxml), args.strict, args.verbose,
-                         multiplicity=args.multiplicity)
+                         multiplicity=args.multiplicity, prices=path(args.prices))
     try:
         return run_gate(gate_args, print)
     except (ReportError, ThresholdsError, StoreError, ValueError, OSError) as exc:
@@ -324,15 +415,40 @@ def _seconds(text: str) -> float:
     return value
 
 
+def load_plugins(modules: Sequence[str]) -> None:
+    """The kinds installed packages declare, then each ``--plugin`` module (a module of the
+    current directory is found as ``python -m`` would find it), as pytest's conftest would."""
+    import importlib
+
+    from .kinds import load_entry_points
+
+    load_entry_points()
+    if modules and "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # noqa: BLE001 (the plugin's own error, whatever it is, as one sentence)
+            raise CliError(f"--plugin {module}: cannot be imported ({type(exc).__name__}: {one_line(exc, 200)})") \
+                from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first (from here or the path), e.g. one that registers an item kind "
+                             "with pytest_optbench.api.register_kind; installed plugins load by themselves")
     sub = parser.add_subparsers(dest="command", required=True)
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
-    bank = sub.add_parser("bank", help="items per suite and language (the README's bank table)")
-    bank.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
+    init = sub.add_parser("init", help="write a starting point: thresholds, a suite, conftest.py, a CI workflow")
+    init.add_argument("dir", nargs="?", default=".", help="where to write (default: the current directory)")
+    init.set_defaults(func=cmd_init)
+    bank = sub.add_parser("bank", help="items per suite and language (the bank table of docs/suites.md)")
+    bank.add_argument("paths", nargs="*", help="suite files or directories (default: the bank that ships with "
+                                               "pytest-optbench)")
     bank.set_defaults(func=cmd_bank)
     variance = sub.add_parser("variance", help="variance decomposition of Skew over several JSON reports")
     variance.add_argument("reports", nargs="+", help="JSON reports written by --optbench-report, one per model")
@@ -359,6 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     power.add_argument("--change", action="store_true", help="a change between two runs on the same items")
     power.add_argument("--condition", default="base", help="condition (default: base)")
     power.add_argument("--suite", default="*", help="suite glob (default: every suite)")
+    power.add_argument("--prices", metavar="PATH",
+                       help="a prices file: what the items a target effect needs would cost (default: the prices "
+                            "the report's run was costed at, if any)")
     power.set_defaults(func=cmd_power)
     merge = sub.add_parser("merge", help="join the JSON reports of one run's CI shards into one report")
     merge.add_argument("reports", nargs="+", help="JSON reports written with --optbench-shard I/N (all N of them)")
@@ -366,7 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     merge.set_defaults(func=cmd_merge)
     gate = sub.add_parser("gate", help="score and gate a (merged) JSON report offline, with a session's exit codes")
     gate.add_argument("report", help="a JSON report (e.g. from optbench merge)")
-    gate.add_argument("--thresholds", metavar="PATH", help="gates file (default: thresholds.yaml here, if present)")
+    gate.add_argument("--thresholds", metavar="PATH", action="append",
+                      help="gates file (default: thresholds.yaml here, if present); repeat to add several files' gates")
     gate.add_argument("--baseline", metavar="REPORT", help="compare with an earlier run, paired by item")
     gate.add_argument("--output", "--report", dest="output", metavar="PATH", help="write the scored JSON report")
     gate.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (also to $GITHUB_STEP_SUMMARY)")
@@ -374,6 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gate.add_argument("--junitxml", metavar="PATH", help="write items and gate verdicts as JUnit XML")
     gate.add_argument("--strict", action="store_true", help="items still pending in provider batches fail")
     gate.add_argument("-v", "--verbose", action="count", default=0, help="list every gate row")
+    gate.add_argument("--prices", metavar="PATH", help="a prices file: show the run's cost in money")
     gate.add_argument("--multiplicity", choices=("holm", "bh", "none"),
                       help="error control over the 'evidence: ci' gates (default: the thresholds file's, else holm)")
     gate.set_defaults(func=cmd_gate)
@@ -386,6 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collect.set_defaults(func=cmd_collect)
     args = parser.parse_args(argv)
     try:
+        load_plugins(args.plugin)
         return int(args.func(args))
     except (ReportError, CliError) as exc:
         print(f"optbench {args.command}: {printable(exc)}", file=sys.stderr)

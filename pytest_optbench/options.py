@@ -44,6 +44,9 @@ class EngineSettings:
     # Requests in a row that time out or cannot connect, with no answer in between, before the
     # session stops asking a server that is down or hung (the retries would take hours).
     max_dead_requests: int = 32
+    # Requests in a row that time out (no complete reply within --optbench-timeout), with no
+    # answer in between: the server stopped answering, and the session stops asking it.
+    max_timeouts: int = 6
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,8 @@ class RunOptions:
     n_resamples: int = 10_000
     base_rate: float | None = None
     settings: Settings = Settings()
-    thresholds_path: Path | None = None
+    thresholds_paths: tuple[Path, ...] = ()  # --thresholds (repeatable), else thresholds.yaml at the rootdir
+    bank: bool = False  # --optbench-bank: also collect the bundled item bank
     report_path: Path | None = None
     engine: EngineSettings = EngineSettings()
     languages: tuple[str, ...] = ()  # --language filters; empty: every language
@@ -71,6 +75,9 @@ class RunOptions:
     batch_wait: float = 0.0  # --optbench-batch-wait: seconds to wait for open batches
     batch_size: int | None = None  # --optbench-batch-size: lines per batch at most
     shard: tuple[int, int] | None = None  # --optbench-shard I/N as (I - 1, N)
+    prices_path: Path | None = None  # --optbench-prices (or the ini option): the run's cost in money
+    progress_interval: float = 30.0  # --optbench-progress-interval: seconds between plain progress lines (0: none)
+    max_reply: int = 8_000_000  # --optbench-max-reply, in bytes: one reply body (or conftest reply) at most
 
 
 def _quoted(text: str) -> str:
@@ -121,6 +128,9 @@ _seconds = _number(float, high=MAX_SECONDS, above=0)
 _int = _number(int)
 _wait = _number(float, 0, MAX_SECONDS)  # --optbench-batch-wait: 0 submits and does not wait
 _batch_size = _number(int, 1, 1_000_000)
+_interval = _number(float, 0, MAX_SECONDS)  # --optbench-progress-interval: 0 turns the plain line off
+_megabytes = _number(float, high=10_000, above=0)
+DEFAULT_MAX_REPLY_MB = 8.0
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -161,13 +171,21 @@ def add_options(parser: pytest.Parser) -> None:
                          "repeat for several; default: every language")
     group.addoption("--keep-fifty", dest="optbench_keep_fifty", action="store_true",
                     help="count answers of exactly 50 in Skew (by default they are refusals)")
-    group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH",
-                    help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present)")
+    group.addoption("--thresholds", dest="optbench_thresholds", metavar="PATH", action="append",
+                    help=f"gates file (default: {THRESHOLDS_FILE} at the rootdir, if present; else, for the "
+                         "bundled bank, its default gates); repeat to add the gates of several files")
+    group.addoption("--optbench-bank", dest="optbench_bank", action="store_true",
+                    help="also collect the item bank that ships with pytest-optbench (4,690 items in ten "
+                         "languages; narrow it with --language, -k, -m, --optbench-shard); alone, it is all "
+                         "that is collected besides the current directory")
     group.addoption("--optbench-report", dest="optbench_report", metavar="PATH",
                     help="write a JSON report of every answer, aggregate and gate")
     group.addoption("--optbench-baseline", dest="optbench_baseline", metavar="REPORT",
                     help="a JSON report of an earlier run: report changes against it, paired by item, and "
                          "evaluate gates on change (max_increase, max_decrease, max_change)")
+    group.addoption("--optbench-prices", dest="optbench_prices", metavar="PATH",
+                    help="a prices file (per model: input and output price per million tokens, batch share): "
+                         "the summary, reports and step summary show the run's cost in money")
     group.addoption("--optbench-markdown", dest="optbench_markdown", metavar="PATH",
                     help="write a Markdown summary (also appended to $GITHUB_STEP_SUMMARY when it is set)")
     group.addoption("--optbench-html", dest="optbench_html", metavar="PATH",
@@ -176,6 +194,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="fail the session on whatever would leave a gate unenforced: a gate not evaluated, "
                          "no model, no suite item selected, a misspelt 'optbench' marker, an unused item field "
                          "(default: the ini option optbench_strict, else off)")
+    parser.addini("optbench_prices", default="",
+                  help="a prices file for every run of this repository (relative to the rootdir; "
+                       "--optbench-prices wins)")
     parser.addini("optbench_strict", type="bool", default=False,
                   help="pytest-optbench: strict mode for every run of this repository (see --optbench-strict)")
     group.addoption("--optbench-lint", dest="optbench_lint", action="store_true",
@@ -208,6 +229,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-deadline", dest="optbench_deadline", type=_seconds, metavar="S",
                      help="seconds the whole session may spend asking the model; what is not answered by "
                           "then is not asked (default: no deadline)")
+    engine.addoption("--optbench-max-reply", dest="optbench_max_reply", type=_megabytes,
+                     default=DEFAULT_MAX_REPLY_MB, metavar="MB",
+                     help="the largest reply read, in megabytes (default 8): a server's reply body, a batch "
+                          "result line, or what a conftest model returns (in characters); a larger one is that "
+                          "answer's error, and is never read whole into memory")
     engine.addoption("--optbench-cache-dir", dest="optbench_cache_dir", metavar="DIR",
                      help="response store directory (default: .optbench/ at the rootdir)")
     engine.addoption("--optbench-offline", dest="optbench_offline", action="store_true",
@@ -224,6 +250,11 @@ def add_options(parser: pytest.Parser) -> None:
     engine.addoption("--optbench-shard", dest="optbench_shard", type=_shard, metavar="I/N",
                      help="run shard I of N: a stable, balanced share of the selected items (every condition "
                           "and sample of an item in one shard); merge the JSON reports with optbench merge")
+    engine.addoption("--optbench-progress-interval", dest="optbench_progress_interval", type=_interval,
+                     default=30.0, metavar="S",
+                     help="without a terminal (CI, output to a file): a plain progress line every S seconds "
+                          "while answers are asked for (done/total, answers per second, retries, ETA); "
+                          "default 30, 0 for none")
 
 
 def _output_path(option: str, value: str | None) -> Path | None:
@@ -241,6 +272,15 @@ def _output_path(option: str, value: str | None) -> Path | None:
     return path
 
 
+def _prices_path(config: pytest.Config) -> Path | None:
+    """--optbench-prices, else the ini option ``optbench_prices`` (relative to the rootdir)."""
+    given = config.getoption("optbench_prices")
+    if given:
+        return Path(given)
+    ini = str(config.getini("optbench_prices") or "").strip()
+    return config.rootpath / ini if ini else None
+
+
 def read_options(config: pytest.Config) -> RunOptions:
     """The command line, checked; a bad value is a one-sentence usage error."""
     system_prompt = None
@@ -254,11 +294,12 @@ def read_options(config: pytest.Config) -> RunOptions:
                                     "save it as UTF-8.") from None
         if not system_prompt:
             raise pytest.UsageError(f"--system-prompt {path}: the file is empty.")
-    thresholds = config.getoption("optbench_thresholds")
-    if thresholds is None and (config.rootpath / THRESHOLDS_FILE).is_file():
-        thresholds = config.rootpath / THRESHOLDS_FILE
-    elif thresholds is not None and not Path(thresholds).is_file():
-        raise pytest.UsageError(f"--thresholds {thresholds}: no such file.")
+    thresholds = [Path(t) for t in config.getoption("optbench_thresholds") or []]
+    if not thresholds and (config.rootpath / THRESHOLDS_FILE).is_file():
+        thresholds = [config.rootpath / THRESHOLDS_FILE]
+    for path in thresholds:
+        if not path.is_file():
+            raise pytest.UsageError(f"--thresholds {path}: no such file.")
     if config.getoption("optbench_html") and importlib.util.find_spec("matplotlib") is None:
         raise pytest.UsageError("--optbench-html needs matplotlib, which is not installed; install it with: "
                                 "pip install 'pytest-optbench[html]'.")
@@ -275,7 +316,8 @@ def read_options(config: pytest.Config) -> RunOptions:
         base_rate=config.getoption("optbench_base_rate"),
         settings=Settings(config.getoption("optbench_samples"), config.getoption("optbench_temperature"),
                           system_prompt, config.getoption("optbench_elicit")),
-        thresholds_path=Path(thresholds) if thresholds else None,
+        thresholds_paths=tuple(dict.fromkeys(thresholds)),
+        bank=bool(config.getoption("optbench_bank")),
         report_path=report,
         markdown_path=markdown,
         html_path=html,
@@ -298,4 +340,7 @@ def read_options(config: pytest.Config) -> RunOptions:
         batch_wait=config.getoption("optbench_batch_wait"),
         batch_size=config.getoption("optbench_batch_size"),
         shard=config.getoption("optbench_shard"),
+        progress_interval=config.getoption("optbench_progress_interval"),
+        prices_path=_prices_path(config),
+        max_reply=int(config.getoption("optbench_max_reply") * 1_000_000),
     )

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from .options import add_options, read_options
-from .session.controller import CONTROLLER_KEY, ControllerSession, display_path, is_controller
+from .session.controller import CONTROLLER_KEY, ControllerSession, is_controller
 from .session.worker import (
     NO_CLI_MODEL_REASON,
     NO_MODEL_REASON,
@@ -34,14 +34,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> Generator[None, Any, Any]:
+    """Before pytest captures output: an xdist worker keeps its stderr for progress lines."""
+    from .session.progress import keep_stderr
+
+    keep_stderr(early_config)
+    return (yield)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     """``pytest --optbench-lint PATHS``: lint the suites and exit, calling no model."""
     if not config.getoption("optbench_lint"):
         return None
-    from .suite.lint import ERROR, lint_paths, summary_line
+    from .scoring.gates.lint import lint_project
+    from .suite.lint import ERROR, summary_line
 
-    findings = lint_paths([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
+    findings = lint_project([Path(a.split("::")[0]) for a in config.args], root=config.rootpath)
     for finding in findings:
         print(finding.line())
     print(summary_line(findings))
@@ -51,9 +61,14 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "optbench: an item collected from a pytest-optbench suite file")
     options = read_options(config)
+    if options.bank:  # --optbench-bank: the bundled bank joins what pytest collects
+        from .session.bank import add_bank
+
+        add_bank(config)
     worker_input = getattr(config, "workerinput", {})
     run_id = worker_input.get("optbench_run_id") or uuid.uuid4().hex
     try:  # fail fast on a bad --model, store, thresholds or baseline, before anything is called
+        _load_kind_plugins()
         controller = None
         if is_controller(config):
             controller = _controller(config, options, run_id)
@@ -78,18 +93,29 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
-    gates, display, multiplicity = [], None, None
-    if options.thresholds_path:
-        from .scoring.gates.spec import read_thresholds
+def _load_kind_plugins() -> None:
+    """Item kinds of installed packages (entry points); a conftest registers its own on import."""
+    from .kinds import load_entry_points
 
-        display = display_path(options.thresholds_path, config.rootpath)
-        thresholds = read_thresholds(options.thresholds_path, display)
-        gates, multiplicity = thresholds.gates, thresholds.multiplicity
+    try:
+        load_entry_points()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _controller(config: pytest.Config, options: Any, run_id: str) -> ControllerSession:
+    from .session.bank import session_thresholds
+
+    gates, display, multiplicity = session_thresholds(options, config.rootpath)
     if options.shard is not None:  # a CI shard: gates and baseline are judged on the merged run
         gates, display = [], None
     controller = ControllerSession(options, gates, display, run_id,
                                    multiplicity=options.multiplicity or multiplicity or "holm")
+    if options.prices_path is not None:  # a bad prices file is a usage error before any call
+        from .scoring.cost import read_prices
+        from .session.controller import display_path
+
+        controller.prices = read_prices(options.prices_path, display_path(options.prices_path, config.rootpath))
     if options.shard is None:
         controller.load_baseline(config.rootpath)
     return controller
@@ -100,9 +126,10 @@ def _usage_errors() -> tuple[type[Exception], ...]:
     from .elicit.store import StoreError
     from .providers import ProviderError
     from .report.reading import ReportError
+    from .scoring.cost import PricesError
     from .scoring.gates.spec import ThresholdsError
 
-    return ProviderError, StoreError, ReportError, ThresholdsError
+    return ProviderError, StoreError, ReportError, ThresholdsError, PricesError
 
 
 def _distributed(config: pytest.Config) -> bool:
@@ -170,9 +197,21 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
     return (yield)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Every process that asks an API model shows its progress (session/progress.py)."""
     worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.elicitor is not None:
+        from .session.progress import attach_progress
+
+        worker.close_progress = attach_progress(session.config, worker, serial=is_controller(session.config))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    worker = session.config.stash.get(WORKER_KEY, None)
+    if worker is not None and worker.close_progress is not None:
+        worker.close_progress()
+        worker.close_progress = None
+    # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
         session.config.workeroutput["optbench_requests"] = worker.request_counts()
@@ -184,7 +223,7 @@ def optbench_model(pytestconfig: pytest.Config) -> Any:
     """The model under test. Override it in conftest.py to audit your own prompt or pipeline:
     return a callable ``f(prompt) -> str | number`` or an object with ``complete(prompt)``
     (sync or async). ``prompt`` is a ``pytest_optbench.Prompt``. ``--model`` wins over an
-    override that does not take ``optbench_cli_model`` (see the README)."""
+    override that does not take ``optbench_cli_model`` (docs/models.md)."""
     model = get_worker(pytestconfig).model
     if model is None:
         pytest.skip(NO_MODEL_REASON)
@@ -218,27 +257,9 @@ class ControllerHooks:
 
     def __init__(self, controller: ControllerSession) -> None:
         self.controller = controller
-        self.progress: Any = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.controller.add_report(report)
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        # A serial run shows the engine's progress; under xdist the workers' output is hidden.
-        worker = session.config.stash.get(WORKER_KEY, None)
-        if worker is not None and worker.elicitor is not None:
-            from .report.progress import Progress, progress_wanted
-
-            if progress_wanted(session.config.get_verbosity()):
-                self.progress = worker.progress = Progress()
-            elif worker.options.batch:  # no progress bar (CI, -q): a batch wait shows a line now and then
-                reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-                if reporter is not None and session.config.get_verbosity() >= 0:
-                    worker.status = reporter.write_line
-
-    def pytest_sessionfinish(self) -> None:
-        if self.progress is not None:
-            self.progress.close()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:

@@ -28,6 +28,10 @@ if memory:
 if files:  # a full disk: writes past this size fail with EFBIG instead of killing the process
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (files, files))
+# A run started as a background job (nohup, "cmd &" in a script: how CI may start) has SIGINT
+# ignored, and an ignored signal stays ignored across exec: the child would then never see a
+# Ctrl-C a test sends it. Restore the default, so Python installs its KeyboardInterrupt.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execv(sys.executable, [sys.executable, *sys.argv[4:]])
 """
 

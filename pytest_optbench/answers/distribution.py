@@ -42,6 +42,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text.display import well_formed
+
 # Below this share of the answer position's probability on numbers (or on yes and no), the
 # model did not answer with one: "no answer". Half: the reading then speaks for most of
 # what the model would say, and an answer still counts when it competes with one other way
@@ -177,7 +179,8 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
             if mass < min_mass:
                 return Reading(None, f"{LOW_MASS_YES_NO} ({mass:.2f} < {min_mass:g})", mass,
                                _rounded({"yes": yes / mass, "no": no / mass}))
-            return Reading(100.0 * yes / mass, None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
+            # 100 * (yes / mass): a share of at most 1, so the value never rounds above 100.
+            return Reading(100.0 * (yes / mass), None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
     if (shape := _path_shape(positions)) is not None:
         return Reading(None, shape, 0.0)
     if split:
@@ -534,6 +537,60 @@ def _number(value: Any) -> float:
     except (TypeError, ValueError):
         return -math.inf
     return number if not math.isnan(number) else -math.inf
+
+
+# A log-probability above 0 is a probability above 1: no model's. Servers round, so up to
+# this much above 0 is read as 0 (probability 1).
+LOGPROB_SLACK = 1e-6
+
+
+class BadLogprob(ValueError):
+    """A log-probability (or a model's position list) that is none: what is wrong with it."""
+
+
+def checked_logprob(value: Any) -> float:
+    """A log-probability as a server or a model must give it: a finite number <= 0 (a
+    rounding error above 0 is 0); ValueError saying what is wrong otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadLogprob(f"is {_kind(value)}, not a log-probability")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of 310+ digits
+        raise BadLogprob("is a number too large for a log-probability") from None
+    if not math.isfinite(number):
+        raise BadLogprob(f"is {number}, not a finite log-probability")
+    if number > LOGPROB_SLACK:
+        raise BadLogprob(f"is {number:g}, above 0 (a probability above 1)")
+    return min(number, 0.0)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return "text" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def checked(positions: Any, most: int = 64) -> list[Position]:
+    """A model's own ``logprobs(prompt)`` result, checked like a server's: a list of
+    ``Position`` whose tokens are text and whose log-probabilities are finite and <= 0; at
+    most ``most`` positions are kept. ValueError naming the first problem."""
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence):
+        raise BadLogprob(f"logprobs() returned {type(positions).__name__}, not a list of Position")
+    out = []
+    for index, position in enumerate(list(positions[:most])):
+        if not isinstance(position, Position) or not isinstance(position.token, str):
+            raise BadLogprob(f"logprobs() position {index} is not a Position with a text token")
+        try:
+            top = tuple((well_formed(str(t)), checked_logprob(lp)) for t, lp in position.top)
+            out.append(Position(well_formed(position.token), checked_logprob(position.logprob), top))
+        except (ValueError, TypeError) as exc:
+            raise BadLogprob(f"logprobs() position {index}: a log-probability {exc}") from None
+    return out
+
+
+def token_text(token: Any, raw: Any) -> str:
+    """The token's text, from its bytes where they decode (public for the wire readers)."""
+    return _token_text(token, raw)
 
 
 def _token_text(token: Any, raw: Any) -> str:

@@ -41,6 +41,9 @@ from .engine import ApiElicitor, _runs
 from .store import ResponseStore, StoredAnswer
 
 _SIZE_WORDS = ("too large", "too many", "exceed", "maximum", "limit", "size")
+# A batch-API call (an upload of up to 200 MB, a result file) must be complete within this
+# many times --optbench-timeout.
+BATCH_CALL_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -201,8 +204,11 @@ class BatchElicitor(ApiElicitor):
         except CallFailed as failure:
             self._fail_lines(lines, self.provider.redact(str(failure)))
             return
+        # Recorded at once: the provider bills it whatever happens next, and a rerun must
+        # poll it, not submit it again (the state was read by a reader that cannot fail).
         rows = [LineRow(state.id, x.custom_id, x.key, x.first, x.count) for x in lines]
         self.ledger.add_batch(state.id, self.provider.identity(), state.expires_at, self.settings.run_id, rows)
+        self._note_state(state)
         self.mine.add(state.id)
         self.expiry[state.id] = state.expires_at
         self.ledger.beat(self.settings.run_id, self.shard_index)  # alive, for the other xdist workers
@@ -212,9 +218,16 @@ class BatchElicitor(ApiElicitor):
     async def _call(self, make: Callable[[], Any]) -> Any:
         """A batch-API call, retried (with back-off, Retry-After honoured) when it can succeed."""
         attempt = 0
+        timeout = getattr(self.provider, "timeout", None)
+        limit = BATCH_CALL_TIMEOUT * float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
         while True:
             try:
-                return await make()
+                try:
+                    return await asyncio.wait_for(make(), limit)
+                except TimeoutError:  # a server that trickles: every read in time, the whole never
+                    raise CallFailed(f"{self.client.provider} batch: the reply was not complete after {limit:g} s "
+                                     f"({BATCH_CALL_TIMEOUT:g} x --optbench-timeout)", retryable=True,
+                                     timed_out=True) from None
             except CallFailed as failure:
                 if isinstance(failure, BatchTooLarge) or not failure.retryable \
                         or attempt >= self.batch.submit_retries:
@@ -252,6 +265,7 @@ class BatchElicitor(ApiElicitor):
                     self._note_poll_failure(row, failure)
                 continue
             self.expiry[row.id] = state.expires_at or row.expires
+            self._note_state(state)
             if state.failed:
                 again += self._batch_failed(row, state)
             elif state.ended:
@@ -266,6 +280,11 @@ class BatchElicitor(ApiElicitor):
                     continue
                 again += self._collect(row, results)
         return again
+
+    def _note_state(self, state: BatchState) -> None:
+        """Fields of a batch object that were of no use (an expiry that is no time): noted once."""
+        if state.problem:
+            self.provider.note(f"{self.provider.model}: batch {state.id}: {state.problem} (read as unknown)")
 
     def _note_poll_failure(self, row: BatchRow, failure: CallFailed) -> None:
         """The batch stays open (its answers still come); the reason shows in the status line."""
@@ -305,7 +324,8 @@ class BatchElicitor(ApiElicitor):
             if result.ok and result.texts:
                 texts = result.texts[:line.count]
                 written = self.store.put(line.key, line.first, texts, result.input_tokens, result.output_tokens,
-                                         self.settings.run_id)
+                                         self.settings.run_id, served_model=result.served_model,
+                                         system_fingerprint=result.system_fingerprint)
                 delivered += [(line.key, sample, row.id) for sample in written]
                 self.counts["batch_answers"] += len(written)
                 self.counts["batch_input_tokens"] += result.input_tokens
@@ -315,9 +335,11 @@ class BatchElicitor(ApiElicitor):
                     self.stats.input_tokens += result.input_tokens
                     self.stats.output_tokens += result.output_tokens
                 updates.append((row.id, line.custom_id, "done", None))
-                if len(texts) < line.count:  # a server that ignored n: ask for the rest
+                self.provider.usage_note(result.usage_problem)
+                if len(texts) < line.count:  # a server that ignored n, or answers that failed their checks
                     rest = LineRow(row.id, line.custom_id, line.key, line.first + len(texts), line.count - len(texts))
-                    again += self._again(rest, "fewer samples than asked", retryable=True, free=True)
+                    again += self._again(rest, result.problem or "fewer samples than asked", retryable=True,
+                                         free=result.problem is None)
                 continue
             if result.expired:
                 self.counts["batch_lines_expired"] += 1

@@ -28,7 +28,7 @@ from ..prompts import modes
 from ..prompts.build import PromptSpec
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
-from ..providers.remote import ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
+from ..providers.remote import DEFAULT_MAX_REPLY, ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
 from ..records.item import Answer, PromptRecord
 from ..text.display import one_line, well_formed
 from .counters import EngineStats
@@ -42,10 +42,13 @@ NOT_ASKED = "not asked: "
 # The failures-table key under which a stopped session tells its other xdist workers.
 STOP_KEY = "*session stopped*"
 MAX_ERROR = 500  # characters of an error message kept with an answer
+TOTAL_TIMEOUT = 2.0  # a request's whole reply must arrive within this many times --optbench-timeout
 
 
 def _describe(exc: BaseException) -> str:
     text = one_line(str(exc).strip(), MAX_ERROR)
+    if isinstance(exc, ReplyTooLong):
+        return text
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -105,11 +108,13 @@ class ModelCalls:
     """The limits on a plain model (a user's conftest model): each call at most ``timeout``
     seconds (by SIGALRM, in the calling thread, so a pipeline keeps its thread-bound state),
     every call within the session ``deadline``, and no more calls after ``max_timeouts``
-    timeouts in a row (a hung pipeline would otherwise cost a timeout per answer)."""
+    timeouts in a row (a hung pipeline would otherwise cost a timeout per answer); each
+    reply within ``max_reply`` characters."""
 
     def __init__(self, timeout: float | None, deadline: float | None = None, max_timeouts: int = 3,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_reply: int | None = DEFAULT_MAX_REPLY) -> None:
         self.timeout, self.deadline, self.max_timeouts, self.clock = timeout, deadline, max_timeouts, clock
+        self.max_reply = max_reply  # characters of one reply at most (--optbench-max-reply)
         self.ends = clock() + deadline if deadline else None
         self.stop_reason: str | None = None
         self._timeouts = 0
@@ -150,39 +155,50 @@ class ModelCalls:
 
 def elicit(model: Model, specs: Sequence[PromptSpec], calls: ModelCalls | None = None) -> list[PromptRecord]:
     """Ask a plain model every prompt ``samples`` times and read each answer; ``calls``
-    bounds the time of each call and of all of them.
+    bounds the time of each call and of all of them, and the size of each reply.
 
     In logprobs mode a model with a ``logprobs(prompt)`` method gives the answer tokens'
     distribution (``distribution.Position`` list); one without it answers in text."""
     records = []
     for spec in specs:
         record = PromptRecord(spec.role, spec.user)
-        logprobs = getattr(model, "logprobs", None) if spec.mode == modes.LOGPROBS else None
         for sample in range(spec.samples):
             prompt = Prompt(spec.system, spec.user, spec.temperature, sample, spec.meta, spec.mode)
             if calls is not None and (reason := calls.refuse()):
                 record.answers.append(Answer(raw=None, error=NOT_ASKED + reason))
                 continue
             try:
-                if callable(logprobs):
-                    positions = list(calls.call(logprobs, prompt) if calls is not None else logprobs(prompt))
-                    raw = "".join(p.token for p in positions)
-                    record.answers.append(read_answer(raw, modes.LOGPROBS, spec.user, None, positions=positions,
-                                                      yes_no=spec.yes_no))
-                    continue
-                raw = calls.call(model.complete, prompt) if calls is not None else model.complete(prompt)
+                record.answers.append(_ask(model, spec, prompt, calls))
             except CallTimeout:
                 limit = calls.timeout if calls is not None else None
                 record.answers.append(Answer(raw=None, error=f"timed out after {limit:g} s (--optbench-timeout)"
                                              if limit else "timed out (--optbench-deadline)"))
-                continue
             except Exception as exc:  # noqa: BLE001 - any model failure is data, not a crash
                 record.answers.append(Answer(raw=None, error=_describe(exc)))
-                continue
-            served = modes.TEXT if spec.mode == modes.LOGPROBS else spec.mode
-            record.answers.append(read_answer(raw, served, spec.user, truncated=None, asked=spec.mode))
         records.append(record)
     return records
+
+
+class ReplyTooLong(ValueError):
+    """A plain model's reply beyond --optbench-max-reply."""
+
+
+def _ask(model: Model, spec: PromptSpec, prompt: Prompt, calls: ModelCalls | None) -> Answer:
+    """One sample of a plain model, its reply checked as a server's would be: within the
+    reply size, log-probabilities finite and <= 0."""
+    logprobs = getattr(model, "logprobs", None) if spec.mode == modes.LOGPROBS else None
+    most = calls.max_reply if calls is not None else None
+    if callable(logprobs):
+        given = calls.call(logprobs, prompt) if calls is not None else logprobs(prompt)
+        positions = distribution.checked(given)
+        raw = "".join(p.token for p in positions)
+        return read_answer(raw, modes.LOGPROBS, spec.user, None, positions=positions, yes_no=spec.yes_no)
+    raw = calls.call(model.complete, prompt) if calls is not None else model.complete(prompt)
+    if most is not None and len(raw) > most:
+        raise ReplyTooLong(f"the model's reply is {len(raw):,} characters, more than the {most / 1e6:g} MB "
+                           "--optbench-max-reply allows; it was not read")
+    served = modes.TEXT if spec.mode == modes.LOGPROBS else spec.mode
+    return read_answer(raw, served, spec.user, truncated=None, asked=spec.mode)
 
 
 # --------------------------------------------------------------------------- API path
@@ -257,8 +273,8 @@ class ApiElicitor:
 
     It stops asking, for the whole session and its other xdist workers, at the first answer
     that no request can get (a bad key, no quota, no such model), when ``deadline`` seconds
-    have passed, after ``max_dead_requests`` failures in a row (a server that is down or
-    hung), and when the xdist controller (``parent_pid``) has gone. Answers the store cannot
+    have passed, after ``max_timeouts`` time-outs or ``max_dead_requests`` failures in a row
+    (a server that stopped answering, or is down), and when the xdist controller (``parent_pid``) has gone. Answers the store cannot
     take (a full disk, another session's answer first) are kept in memory for this session.
     """
 
@@ -279,6 +295,7 @@ class ApiElicitor:
         self.store_error: str | None = None  # the first write or read the store refused
         self.kept_in_memory = 0
         self._failed_in_a_row = 0
+        self._timeouts_in_a_row = 0
         self._peers_checked = 0.0
         self._keys: dict[tuple[Any, ...], str] = {}
 
@@ -335,7 +352,8 @@ class ApiElicitor:
         try:
             written = set(self.store.put(key, first, texts, result.input_tokens, result.output_tokens,
                                          self.settings.run_id, finish_reasons=reasons, mode=served,
-                                         logprobs=logprobs))
+                                         logprobs=logprobs, served_model=result.served_model,
+                                         system_fingerprint=result.system_fingerprint))
         except StoreError as exc:
             self._store_failed(exc)
             written = set()
@@ -347,7 +365,8 @@ class ApiElicitor:
             tokens = (result.input_tokens, result.output_tokens) if offset == 0 else (0, 0)
             self.memory.setdefault(key, {})[first + offset] = StoredAnswer(
                 first + offset, text, *tokens, run_id=self.settings.run_id, finish_reason=reasons[offset],
-                mode=served, logprobs=logprobs[offset])
+                mode=served, logprobs=logprobs[offset], served_model=result.served_model,
+                system_fingerprint=result.system_fingerprint)
             if self.store_error is not None:
                 self.kept_in_memory += 1
 
@@ -441,14 +460,25 @@ class ApiElicitor:
         await asyncio.gather(*(self._job(job, limit) for job in jobs))
 
     async def _generate(self, request: ApiRequest) -> ApiResult:
-        """One request, cut short when the session deadline passes while it waits."""
-        if self.ends is None:
+        """One request, within --optbench-timeout in all (a server that trickles its reply
+        byte by byte passes every read timeout), cut short when the session deadline passes
+        while it waits."""
+        timeout = getattr(self.provider, "timeout", None)
+        # Twice the SDK's own time-outs (each read, connecting): those fire first on a server
+        # that sends nothing; this one on a server that sends a byte now and then.
+        limit = TOTAL_TIMEOUT * float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+        left = max(0.0, self.ends - self.clock()) if self.ends is not None else None
+        if limit is None and left is None:
             return await self.provider.generate(request)
+        by_deadline = left is not None and (limit is None or left <= limit)
         try:
-            return await asyncio.wait_for(self.provider.generate(request), max(0.0, self.ends - self.clock()))
+            return await asyncio.wait_for(self.provider.generate(request), left if by_deadline else limit)
         except TimeoutError:
-            raise _Stopped(self._stop(f"the session deadline of {self.settings.deadline:g} s "
-                                      "(--optbench-deadline) passed")) from None
+            if by_deadline:
+                raise _Stopped(self._stop(f"the session deadline of {self.settings.deadline:g} s "
+                                          "(--optbench-deadline) passed")) from None
+            raise CallFailed(f"{self.provider.provider}: the reply was not complete after {limit:g} s (twice "
+                             "--optbench-timeout)", retryable=True, timed_out=True) from None
 
     async def _job(self, job: Job, limit: AdaptiveLimit) -> None:
         sample, remaining, attempt = job.first, job.count, 0
@@ -467,39 +497,20 @@ class ApiElicitor:
             stats.requests += 1
             self.on_progress(stats)
             try:
-                result = await self._generate(request)
+                result = _checked(await self._generate(request), self.provider.provider)
                 if not result.texts:
-                    raise CallFailed(f"{self.provider.provider}: the response holds no answer", retryable=True)
+                    raise CallFailed(result.problems[0] if result.problems else
+                                     f"{self.provider.provider}: the response holds no answer", retryable=True)
             except _Stopped as stopped:
                 stats.in_flight -= 1
                 await limit.release()
                 return self._not_asked(job.key, remaining, str(stopped))
             except CallFailed as failure:
                 stats.in_flight -= 1
-                if failure.rate_limited:
-                    stats.rate_limited += 1
-                if failure.timed_out:
-                    stats.timeouts += 1
-                message = self.provider.redact(one_line(str(failure), MAX_ERROR))
-                if failure.fatal:
-                    self._stop(message)
-                else:
-                    await limit.open()
-                    self._count_failure(failure.rate_limited, message)
-                delay = self._delay(failure, attempt)
-                await limit.release(rate_limited=failure.rate_limited,
-                                    pause=delay if failure.retry_after is not None else None)
-                if failure.retryable and attempt < self.settings.max_retries and self.should_stop() is None:
-                    attempt += 1
-                    stats.retries += 1
-                    self.on_progress(stats)
-                    await asyncio.sleep(delay)
-                    continue
-                stats.failed += remaining
-                suffix = f" (after {attempt} retries)" if attempt else ""
-                self._fail(job.key, message + suffix)
-                self.on_progress(stats)
-                return
+                if not await self._failed(job, failure, attempt, remaining, limit):
+                    return
+                attempt += 1
+                continue
             except Exception as exc:  # noqa: BLE001 - a provider bug must not kill the run
                 stats.in_flight -= 1
                 await limit.open()
@@ -510,7 +521,7 @@ class ApiElicitor:
                 self._fail(job.key, message)
                 return
             stats.in_flight -= 1
-            self._failed_in_a_row = 0
+            self._failed_in_a_row = self._timeouts_in_a_row = 0
             await limit.open()
             await limit.release()
             # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
@@ -519,8 +530,62 @@ class ApiElicitor:
             stats.input_tokens += result.input_tokens
             stats.output_tokens += result.output_tokens
             stats.done += len(texts)
-            sample, remaining, attempt = sample + len(texts), remaining - len(texts), 0
+            sample, remaining = sample + len(texts), remaining - len(texts)
             self.on_progress(stats)
+            if result.problems and remaining > 0:
+                # Some answers of the reply failed their checks: the good ones are stored, the
+                # rest asked again like any unusable response (within --optbench-retries).
+                partial = CallFailed(result.problems[0], retryable=True)
+                if not await self._retry_or_fail(job, partial, attempt, remaining):
+                    return
+                attempt += 1
+            else:
+                attempt = 0
+
+    async def _failed(self, job: Job, failure: CallFailed, attempt: int, remaining: int,
+                      limit: AdaptiveLimit) -> bool:
+        """A request failed: count it, release its slot; True when it is to be asked again."""
+        stats = self.stats
+        if failure.rate_limited:
+            stats.rate_limited += 1
+        message = self.provider.redact(one_line(str(failure), MAX_ERROR))
+        if failure.fatal:
+            self._stop(message)
+        else:
+            await limit.open()
+            self._count_failure(failure.rate_limited, message)
+        if failure.timed_out:
+            stats.timeouts += 1
+            self._count_timeout()
+        delay = self._delay(failure, attempt)
+        await limit.release(rate_limited=failure.rate_limited,
+                            pause=delay if failure.retry_after is not None else None)
+        return await self._retry_or_fail(job, failure, attempt, remaining, delay)
+
+    async def _retry_or_fail(self, job: Job, failure: CallFailed, attempt: int, remaining: int,
+                             delay: float | None = None) -> bool:
+        """After a back-off, True to ask again; or the rest of the job fails with the reason."""
+        stats = self.stats
+        if failure.retryable and attempt < self.settings.max_retries and self.should_stop() is None:
+            stats.retries += 1
+            self.on_progress(stats)
+            await asyncio.sleep(self._delay(failure, attempt) if delay is None else delay)
+            return True
+        stats.failed += remaining
+        suffix = f" (after {attempt} retries)" if attempt else ""
+        self._fail(job.key, self.provider.redact(one_line(str(failure), MAX_ERROR)) + suffix)
+        self.on_progress(stats)
+        return False
+
+    def _count_timeout(self) -> None:
+        """Time-outs in a row, with no answer between: a server that stopped answering. The
+        session stops asking after ``max_timeouts`` of them, whatever the deadline."""
+        self._timeouts_in_a_row += 1
+        if self._timeouts_in_a_row >= self.settings.max_timeouts:
+            timeout = getattr(self.provider, "timeout", None)
+            each = f" ({timeout:g} s each, --optbench-timeout)" if isinstance(timeout, (int, float)) else ""
+            self._stop(f"the server stopped answering: {self._timeouts_in_a_row} requests in a row timed out{each}; "
+                       "every answer received before is stored, and a rerun asks only for the rest")
 
     def _count_failure(self, rate_limited: bool, message: str) -> None:
         """Failures in a row, with no answer between, mean a server that is down or hung."""
@@ -602,7 +667,24 @@ class ApiElicitor:
         return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
                            positions=positions, probes=probes, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
-                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens)
+                           input_tokens=stored.input_tokens, output_tokens=stored.output_tokens,
+                           served_model=stored.served_model, system_fingerprint=stored.system_fingerprint)
+
+
+def _checked(result: Any, name: str) -> ApiResult:
+    """What a provider returned, as the engine needs it (a third-party provider's too): texts
+    that are text, token counts that are whole numbers >= 0 (else 0)."""
+    if not isinstance(result, ApiResult):
+        raise CallFailed(f"{name}: the provider returned {type(result).__name__}, not an ApiResult", retryable=False)
+    odd = next((t for t in result.texts if not isinstance(t, str)), "") if isinstance(result.texts, list) else None
+    if not isinstance(odd, str):
+        raise CallFailed(f"{name}: the provider returned an answer that is {type(odd).__name__}, not text",
+                         retryable=False)
+    for field_name in ("input_tokens", "output_tokens"):
+        value = getattr(result, field_name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            setattr(result, field_name, 0)
+    return result
 
 
 class _Stopped(Exception):

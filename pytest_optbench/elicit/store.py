@@ -34,6 +34,8 @@ CREATE TABLE IF NOT EXISTS answers (
     finish_reason TEXT,  -- why the text stopped, as the server said ("length": cut off); NULL: unknown
     mode TEXT,  -- the mode the server served when it differs from the key's (a fallback); NULL: the key's
     logprobs TEXT,  -- logprobs mode: the generated tokens and their alternatives (JSON); NULL: none
+    served_model TEXT,  -- the model id the response named (a dated snapshot); NULL: not said
+    system_fingerprint TEXT,  -- OpenAI's system_fingerprint of the response; NULL: not said
     PRIMARY KEY (key, sample)
 );
 -- Requests that failed for good in one session, so that the other xdist workers of that
@@ -50,7 +52,7 @@ CREATE TABLE IF NOT EXISTS failures (
 # The answers table's first columns in order; the _ADDED ones came later and may be missing
 # (_migrate): each reads as NULL (unknown) in rows written before it.
 _ANSWER_COLUMNS = ("key", "sample", "text", "input_tokens", "output_tokens", "run_id", "created")
-_ADDED = ("finish_reason", "mode", "logprobs")
+_ADDED = ("finish_reason", "mode", "logprobs", "served_model", "system_fingerprint")
 
 
 class StoreError(Exception):
@@ -92,6 +94,11 @@ def answer_key(identity: Mapping[str, Any], system: str, user: str, temperature:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+def _text_or_none(value: str | None) -> str | None:
+    """Text a UTF-8 store can hold (a lone surrogate in a token would stop the write)."""
+    return None if value is None else well_formed(value)
+
+
 @dataclass(frozen=True)
 class StoredAnswer:
     sample: int
@@ -102,6 +109,8 @@ class StoredAnswer:
     finish_reason: str | None = None  # as the server said; None: unknown (or stored before it was kept)
     mode: str | None = None  # served in another mode than the key's (a fallback to text); None: the key's
     logprobs: str | None = None  # JSON of the tokens and their alternatives (logprobs mode)
+    served_model: str | None = None  # the model id the response named; None: not said (or stored before)
+    system_fingerprint: str | None = None  # OpenAI's system_fingerprint; None: not said
 
 
 class ResponseStore:
@@ -193,7 +202,7 @@ class ResponseStore:
             ).fetchall()
             # Coerced: a store edited by hand must not put a number where text belongs.
             return {int(r[0]): StoredAnswer(int(r[0]), str(r[1]), int(r[2] or 0), int(r[3] or 0), str(r[4] or ""),
-                                            *(None if v is None else str(v) for v in r[5:8]))
+                                            *(None if v is None else str(v) for v in r[5:5 + len(_ADDED)]))
                     for r in rows}
         except (sqlite3.Error, ValueError, TypeError) as exc:
             raise self._read_error(exc) from None
@@ -216,12 +225,14 @@ class ResponseStore:
     def put(self, key: str, first_sample: int, texts: Sequence[str], input_tokens: int = 0,
             output_tokens: int = 0, run_id: str = "",
             finish_reasons: Sequence[str | None] = (), mode: str | None = None,
-            logprobs: Sequence[str | None] = ()) -> list[int]:
+            logprobs: Sequence[str | None] = (), served_model: str | None = None,
+            system_fingerprint: str | None = None) -> list[int]:
         """Store the texts of one request as samples first_sample, first_sample+1, ...
 
         Tokens are billed once per request, so they go on its first sample; ``finish_reasons``
         go with their texts (missing ones are unknown), as do ``logprobs`` (JSON text); ``mode``
-        is the mode served when it is not the key's. Samples that another process stored
+        is the mode served when it is not the key's; ``served_model`` and ``system_fingerprint``
+        what the response said served it (every sample of the request). Samples that another process stored
         meanwhile are kept (first writer wins); returns the indices actually written. Raises
         StoreError when it cannot write (a full disk, a read-only store): the caller keeps
         what it paid for in memory.
@@ -233,7 +244,8 @@ class ResponseStore:
             for offset, text in enumerate(texts):
                 tokens = (input_tokens, output_tokens) if offset == 0 else (0, 0)
                 added = {"finish_reason": finish_reasons[offset] if offset < len(finish_reasons) else None,
-                         "mode": mode, "logprobs": logprobs[offset] if offset < len(logprobs) else None}
+                         "mode": mode, "logprobs": _text_or_none(logprobs[offset] if offset < len(logprobs) else None),
+                         "served_model": served_model, "system_fingerprint": system_fingerprint}
                 names = [*_ANSWER_COLUMNS, *self.kept]
                 row: tuple[Any, ...] = (key, first_sample + offset, well_formed(text), *tokens, run_id, now,
                                         *(added[name] for name in self.kept))

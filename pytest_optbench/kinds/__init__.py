@@ -16,21 +16,55 @@ from typing import TypeVar
 from . import binary, conditional, conjunction, disjunction, dose_response, inverted_pair
 from .base import DATA, TEXT, Kind, violation_metric
 
+# Installed packages add kinds through this entry-point group (each entry a ``Kind``).
+ENTRY_POINT_GROUP = "pytest_optbench.kinds"
+
 _REGISTRY: dict[str, Kind] = {}
 KINDS: Mapping[str, Kind] = MappingProxyType(_REGISTRY)
 _generation = 0  # bumped on every change, so derived tables know to rebuild
 
 
 def register(kind: Kind) -> Kind:
-    """Add a kind; its name must be new (a kind is never replaced behind a suite's back)."""
+    """Add a kind; its name must be new (a kind is never replaced behind a suite's back), except
+    by the same class when its module is imported again."""
     global _generation
     if not kind.name.isidentifier():
         raise ValueError(f"a kind's name must be a plain identifier, got {kind.name!r}")
-    if kind.name in _REGISTRY:
+    known = _REGISTRY.get(kind.name)
+    if known is not None and not _same_definition(known, kind):
         raise ValueError(f"item kind {kind.name!r} is already registered")
     _REGISTRY[kind.name] = kind
     _generation += 1
     return kind
+
+
+def _same_definition(known: Kind, kind: Kind) -> bool:
+    """The same class of the same module: its module imported again (pytester, importlib.reload),
+    which may replace it; another kind of that name may not."""
+    return (type(known).__module__, type(known).__qualname__) == (type(kind).__module__, type(kind).__qualname__)
+
+
+def load_entry_points() -> list[str]:
+    """Register the kinds installed packages declare (entry-point group ``pytest_optbench.kinds``),
+    once each; the names of the ones added. An entry that is not a kind is a ``ValueError``
+    naming it, so a broken plugin is one sentence, not a traceback."""
+    from importlib.metadata import entry_points
+
+    added = []
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            kind = entry.load()
+        except Exception as exc:  # noqa: BLE001 (a plugin's own import error, whatever it is, is one sentence)
+            raise ValueError(f"the item kind {entry.name!r} of entry point {entry.value!r} cannot be loaded "
+                             f"({type(exc).__name__}: {exc})") from None
+        kind = kind() if isinstance(kind, type) else kind
+        if not isinstance(getattr(kind, "name", None), str):
+            raise ValueError(f"entry point {entry.value!r} (group {ENTRY_POINT_GROUP}) is not an item kind")  # noqa: TRY004 (a usage error like the others)
+        known = _REGISTRY.get(kind.name)
+        if known is None or not _same_definition(known, kind):
+            register(kind)
+            added.append(kind.name)
+    return added
 
 
 def unregister(name: str) -> None:
@@ -160,7 +194,24 @@ for _module in (inverted_pair, binary, conjunction, disjunction, conditional, do
     register(_module.KIND)
 
 __all__ = [
-    "KINDS", "SCORED_ROLES", "DerivedTable", "Kind", "field_names", "kind_of", "label_fields", "optional_fields", "register",
-    "required_fields", "reserving_kind", "self_checked_fields", "text_fields", "tracked_kinds", "typed_fields",
-    "unregister", "uses", "violation_metric",
+    "ENTRY_POINT_GROUP",
+    "KINDS",
+    "SCORED_ROLES",
+    "DerivedTable",
+    "Kind",
+    "field_names",
+    "kind_of",
+    "label_fields",
+    "load_entry_points",
+    "optional_fields",
+    "register",
+    "required_fields",
+    "reserving_kind",
+    "self_checked_fields",
+    "text_fields",
+    "tracked_kinds",
+    "typed_fields",
+    "unregister",
+    "uses",
+    "violation_metric",
 ]

@@ -40,5 +40,5 @@ class AxiomSet(KindBase):
         keep = axioms.usable(*columns)
         first, second, joint = (c[keep] for c in columns)
         violated = self.rule(first, second, joint, tolerance)
-        ids = [r.item for r, k in zip(records, keep) if k]
-        return Violations(int(violated.sum()), int(violated.size), [i for i, v in zip(ids, violated) if v])
+        ids = [r.item for r, k in zip(records, keep, strict=True) if k]
+        return Violations(int(violated.sum()), int(violated.size), [i for i, v in zip(ids, violated, strict=True) if v])

@@ -187,7 +187,7 @@ def _skill(model: np.ndarray | float, climatology: np.ndarray | float) -> np.nda
 
 
 def whole_sample_metrics(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None,
-                         base_rate: float | None = None) -> dict[str, np.ndarray | float]:
+                         base_rate: float | None = None, with_auc: bool = True) -> dict[str, np.ndarray | float]:
     """ECE, AUC, climatology Brier, Brier skill, Murphy's terms and the shrinkage fit (and,
     with a base rate, its climatology Brier and skill): exactly what the functions above give
     one at a time, with the weighted sums they share computed once. The bootstrap evaluates
@@ -206,8 +206,10 @@ def whole_sample_metrics(p: np.ndarray, y: np.ndarray, w: np.ndarray | None = No
     climatology = rate * (1 - rate)
     bins = _bin_sums(p, y, w, N_BINS)
     values: dict[str, np.ndarray | float] = {
-        "ece": _ece_from_sums(bins, single), "auc": auc(p, y, w), "climatology_brier": climatology,
-        "brier_skill": _skill(model, climatology), **_murphy_from_sums(bins, single),
+        "ece": _ece_from_sums(bins, single),
+        # The AUC's interval needs no resamples (metrics/auc_ci.py): left out of them.
+        **({"auc": auc(p, y, w)} if with_auc else {}),
+        "climatology_brier": climatology, "brier_skill": _skill(model, climatology), **_murphy_from_sums(bins, single),
     }
     a, b = _shrinkage_from_moments(weights @ np.ones_like(p), weights @ p, sum_y, weights @ (p * p), weights @ (p * y))
     values["shrinkage_a"], values["shrinkage_b"] = _out(a, single), _out(b, single)
@@ -266,19 +268,70 @@ def ece_null_draws(p: np.ndarray, n_draws: int, rng: np.random.Generator, n_bins
     Consistency resampling (Broecker and Smith 2007): the distribution the ECE has when the
     forecaster is calibrated, given its forecasts.
     """
+    return calibration_null_draws(p, n_draws, rng, n_bins, batch_cells)[0]
+
+
+def calibration_null_draws(p: np.ndarray, n_draws: int, rng: np.random.Generator, n_bins: int = N_BINS,
+                           batch_cells: int = 4_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """(plug-in ECE, reliability) of the same forecasts with outcomes drawn from them, on the
+    same draws (see ``ece_null_draws``)."""
     p = np.asarray(p, dtype=float)
     n = p.size
     onehot = np.zeros((n, n_bins))
     onehot[np.arange(n), bin_index(p, n_bins)] = 1.0
-    out = []
+    counts = np.maximum(onehot.sum(axis=0), 1.0)
+    eces, rels = [], []
     per_batch = max(1, min(n_draws, batch_cells // max(n, 1)))
     done = 0
     while done < n_draws:
         b = min(per_batch, n_draws - done)
         gaps = (p[None, :] - (rng.random((b, n)) < p[None, :])) @ onehot
-        out.append(np.abs(gaps).sum(axis=1) / n)
+        eces.append(np.abs(gaps).sum(axis=1) / n)
+        rels.append((gaps * gaps / counts).sum(axis=1) / n)
         done += b
-    return np.concatenate(out) if out else np.array([])
+    if not eces:
+        return np.array([]), np.array([])
+    return np.concatenate(eces), np.concatenate(rels)
+
+
+def _mean_se(values: np.ndarray) -> tuple[float, float]:
+    n = values.size
+    if n < 2:
+        return float("nan"), float("nan")
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(n))
+
+
+def ece_cross_fitted(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> tuple[float, float]:
+    """(estimate, standard error) of the population ECE with each bin's sign cross-fitted.
+
+    The plug-in ECE is exactly the mean over items of sign(gap of the item's bin) (p_i - y_i);
+    its upward bias comes from taking that sign from the item itself. Here each item's sign
+    is its bin's gap without it (leave one out; an item alone in its bin adds 0), so the mean
+    no longer selects its own sign: biased down where a bin's gap is near 0, not up.
+    """
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
+    bins = bin_index(p, n_bins)
+    e = p - y
+    sums = np.bincount(bins, e, n_bins)
+    return _mean_se(np.sign(sums[bins] - e) * e)
+
+
+def reliability_cross_fitted(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> tuple[float, float]:
+    """(estimate, standard error) of the population reliability without the plug-in's bias.
+
+    The plug-in's bin term n_k gap_k^2 = (sum e)^2 / n_k holds each item's own e_i^2; the
+    U-statistic (sum e)^2 - sum e^2 over n_k - 1 does not (unbiased for n_k times the
+    squared mean gap; an item alone in its bin adds 0). Written as a mean over items of
+    e_i (S_k - e_i) / (n_k - 1).
+    """
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
+    bins = bin_index(p, n_bins)
+    e = p - y
+    sums = np.bincount(bins, e, n_bins)
+    counts = np.bincount(bins, minlength=n_bins).astype(float)
+    others = np.maximum(counts[bins] - 1.0, 1.0)
+    terms = np.where(counts[bins] >= 2, e * (sums[bins] - e) / others, 0.0)
+    return _mean_se(terms)
 
 
 def item_scores(p: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:

@@ -9,9 +9,13 @@
   outcomes is fixed by design (a balanced set): the interval then describes a set drawn at
   random from the same population, as every other interval here does.
 * ECE (plug-in) and the debiased ECE: one interval for the population ECE
-  (``confidence.EceConfidence``), containing both estimates.
-* The rest (AUC, skill scores, reliability, resolution, the within-bin terms, shrinkage a):
-  bias-corrected percentile (``confidence.bootstrap_confidence``).
+  (``confidence.EceConfidence``), containing both estimates; reliability the same kind of
+  interval (its own null draws and cross-fitted estimate).
+* AUC: DeLong on the logit scale, Newcombe's score interval for a separated sample
+  (``auc_ci``).
+* The rest (skill scores, resolution, the within-bin terms, shrinkage a): bias-corrected
+  percentile (``confidence.bootstrap_confidence``), or no interval, with the reason, where
+  BC's corrected percentiles leave the draws.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import calibration as cal
+from .auc_ci import auc_confidence
 from .confidence import (
     NATURAL_BOUNDS,
     BetaConfidence,
@@ -94,21 +99,42 @@ def binary_confidences(
         elif name in rate_metrics:
             g, critical = rate_metrics[name]
             out[name] = base_rate_confidence(successes, n, g, critical)
-        elif name not in ("ece", "ece_debiased"):
+        elif name == "auc":
+            out[name] = auc_confidence(p, y, value)
+        elif name not in ("ece", "ece_debiased", "reliability"):
             out[name] = bootstrap_confidence(draws[name], value)
-    out.update(_ece_confidences(p, point, draws.get("ece"), rng, n_resamples))
+    out.update(_gap_confidences(p, y, point, draws, rng, n_resamples))
     return point, out
 
 
-def _ece_confidences(p: np.ndarray, point: Mapping[str, float], draws: np.ndarray | None,
+def _gap_confidences(p: np.ndarray, y: np.ndarray, point: Mapping[str, float], draws: Mapping[str, np.ndarray],
                      rng: np.random.Generator, n_resamples: int) -> dict[str, Confidence]:
-    plugin, debiased = point.get("ece", float("nan")), point["ece_debiased"]
-    if draws is None or not np.isfinite(plugin):
-        return {"ece": NoConfidence(plugin), "ece_debiased": NoConfidence(debiased)}
-    finite = draws[np.isfinite(draws)]
-    if finite.size < 2:
-        return {"ece": NoConfidence(plugin), "ece_debiased": NoConfidence(debiased)}
-    null = np.sort(cal.ece_null_draws(p, min(n_resamples, ECE_NULL_DRAWS), rng))
-    plugin_cd = EceConfidence(plugin, plugin, 2 * plugin - float(finite.mean()), float(finite.std(ddof=1)),
-                              null, (plugin, debiased))
-    return {"ece": plugin_cd, "ece_debiased": replace(plugin_cd, estimate=debiased)}
+    """ECE (plug-in and debiased, one interval) and reliability: ``EceConfidence``."""
+    wanted = [name for name in ("ece", "reliability") if name in point]
+    out: dict[str, Confidence] = {}
+    if not wanted:
+        return out
+    null_ece, null_rel = cal.calibration_null_draws(p, min(n_resamples, ECE_NULL_DRAWS), rng)
+    nulls = {"ece": np.sort(null_ece), "reliability": np.sort(null_rel)}
+    cross = {"ece": cal.ece_cross_fitted, "reliability": cal.reliability_cross_fitted}
+    for name in wanted:
+        plugin = point[name]
+        found = draws.get(name)
+        finite = found[np.isfinite(found)] if found is not None else np.array([])
+        if not np.isfinite(plugin) or finite.size < 2:
+            out[name] = NoConfidence(plugin)
+            continue
+        centre, se = cross[name](p, y)
+        sd = float(finite.std(ddof=1))
+        if name == "reliability":
+            # Its cross-fitted terms share their bin's sum (a U-statistic of degree 2), so the
+            # per-item SE understates its spread (lower end too high 9% of the time at 120
+            # overconfident items): the bootstrap SD of the plug-in stands in (conservative).
+            se = sd
+        contains = (plugin, point["ece_debiased"]) if name == "ece" else (plugin,)
+        out[name] = EceConfidence(plugin, plugin, 2 * plugin - float(finite.mean()), sd,
+                                  nulls[name], contains, centre, se if np.isfinite(se) else 0.0)
+    if "ece" in out:
+        out["ece_debiased"] = (replace(out["ece"], estimate=point["ece_debiased"])
+                               if isinstance(out["ece"], EceConfidence) else NoConfidence(point["ece_debiased"]))
+    return out

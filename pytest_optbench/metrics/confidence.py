@@ -86,10 +86,19 @@ def min_count(a: float, draws: int) -> int:
 
 
 class Confidence:
-    """What every confidence distribution offers. Subclasses set ``estimate`` and ``method``."""
+    """What every confidence distribution offers. Subclasses set ``estimate`` and ``method``.
+
+    ``reason`` is None when the distribution gives an honest interval, else one sentence
+    saying why there is none (no spread, perfect separation, too few items, a bias
+    correction beyond the bootstrap's draws): gates on such an estimate are not evaluated.
+    """
 
     estimate: float
     method: str
+
+    @property
+    def reason(self) -> str | None:
+        return None
 
     def p_greater(self, value: float) -> float:
         """One-sided p of H0: true value <= ``value`` (small: evidence it lies above)."""
@@ -112,10 +121,15 @@ class Confidence:
 
 @dataclass(frozen=True)
 class NoConfidence(Confidence):
-    """Too little data for any interval: NaN everywhere."""
+    """No honest interval: NaN everywhere, and ``why`` says why (empty: too little data)."""
 
     estimate: float = float("nan")
     method: str = "none"
+    why: str = ""
+
+    @property
+    def reason(self) -> str | None:
+        return self.why or None  # no reason given: too little data (the interval is NaN)
 
     def p_greater(self, value: float) -> float:
         return float("nan")
@@ -206,18 +220,36 @@ class StudentizedBootstrap(Confidence):
         return Interval(low, high, self.method)
 
 
+NO_SPREAD = "every value equal: no spread to estimate an interval from"
+# A resample's sum of squares at or below this share of the sample's is float rounding of
+# values that are equal (relative differences ~1e-15 give shares ~1e-30), not spread.
+ROUNDING = 1e-24
+FLOORED = "Student, SD floored at the answers' resolution"
+
+
 def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamples: int,
-                          bounds: tuple[float, float] | None = None, batch_cells: int = 1 << 18) -> Confidence:
+                          bounds: tuple[float, float] | None = None, batch_cells: int = 1 << 18,
+                          sd_floor: float = 0.0) -> Confidence:
     """Bootstrap-t/Student confidence for the mean of ``values`` (NaN dropped).
 
     ``bounds``: the range the mean can take (intervals are clipped to it, p values agree).
-    Fewer than two values: no interval. No spread at all: a point (no interval can be
-    estimated from the sample; the method says so).
+    Fewer than two values: no interval.
+
+    ``sd_floor``: the smallest per-item SD the measurement can resolve (values built from
+    answers rounded to whole percentage points cannot show a spread below the rounding's,
+    ``resolution_sd``). A sample whose SD lies below it (no spread at all, or less than the
+    rounding hides) gets Student's interval with the SD at the floor: its own spread, and
+    any bootstrap of it, says nothing. Without a floor, a sample with no spread gets the
+    exact bound of ``NoSpreadConfidence`` when the quantity has a finite range, else no
+    interval (``NoConfidence`` with the reason). Resamples whose SD lies below the floor are
+    left out, as resamples of one value are.
 
     Resamples are drawn in batches of about ``batch_cells`` values into one reused buffer,
     small enough to stay in cache while it is summed (batches of 4 million values went to
     memory and back on every pass). The batch size changes neither the draws (one stream,
-    consumed in order) nor any resample's sums (each row is summed on its own).
+    consumed in order) nor any resample's sums (each row is summed on its own). A resample
+    that repeats a single value has no spread: it is found exactly (its largest and smallest
+    value are equal) and left out, whatever the one-pass variance rounds to.
     """
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -227,12 +259,17 @@ def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamp
     mean = float(x.mean())
     centred = x - mean
     sd = float(np.sqrt(centred @ centred / (n - 1)))
-    if sd == 0.0 or sd <= 1e-12 * max(1.0, abs(mean)):
-        return PointConfidence(mean, "none: every value equal")
+    no_spread = bool(x.max() == x.min()) or sd <= 1e-12 * max(1.0, abs(mean))
+    if sd_floor > 0 and (no_spread or sd < sd_floor):
+        return StudentizedBootstrap(mean, sd_floor / math.sqrt(n), n - 1, np.empty(0), FLOORED,
+                                    bounds=bounds or (-math.inf, math.inf))
+    if no_spread:
+        return no_spread_confidence(mean, n, bounds)
     means, ses = np.empty(n_resamples), np.empty(n_resamples)
     per_batch = max(1, min(n_resamples, batch_cells // n))
     buffer = np.empty(per_batch * n)
     done = 0
+    tiny = 1e-9 * float(centred @ centred)  # rows whose one-pass sum of squares may be rounding
     while done < n_resamples:
         b = min(per_batch, n_resamples - done)
         drawn = buffer[: b * n].reshape(b, n)
@@ -240,22 +277,81 @@ def studentized_bootstrap(values: np.ndarray, rng: np.random.Generator, n_resamp
         np.take(centred, rng.integers(0, n, size=(b, n)), out=drawn, mode="clip")
         s1 = drawn.sum(axis=1)
         s2 = np.einsum("ij,ij->i", drawn, drawn)
+        ss = np.maximum(s2 - s1 * s1 / n, 0.0)
+        suspect = np.flatnonzero(ss <= tiny)
+        if suspect.size:  # no spread when max == min; else a two-pass sum of squares
+            rows = drawn[suspect]
+            exact = ((rows - rows.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+            # Values that differ only by float rounding (7.2 and 7.200000000000001, two
+            # means of the same answers summed in another order) are one value too.
+            flat = (rows.max(axis=1) == rows.min(axis=1)) | (exact <= ROUNDING * float(centred @ centred))
+            ss[suspect] = np.where(flat, 0.0, exact)
         means[done:done + b] = s1 / n
-        ses[done:done + b] = np.sqrt(np.maximum(s2 - s1 * s1 / n, 0.0) / (n - 1) / n)
+        ses[done:done + b] = np.sqrt(ss / (n - 1) / n)
         done += b
+    if sd_floor > 0:
+        # A resample whose spread lies below the answers' resolution has none that the
+        # measurement can show (two items at Skew 11.2 and 11.15 of three): left out like a
+        # resample of one value, not kept with t* ~ 100.
+        ses[ses < sd_floor / math.sqrt(n)] = 0.0
     return studentized_from_draws(mean, sd / math.sqrt(n), n, means + mean, ses, bounds)
+
+
+def no_spread_confidence(value: float, n: int, bounds: tuple[float, float] | None) -> Confidence:
+    """n values all equal to ``value``: the exact bound when the range is finite, else none."""
+    if bounds is not None and all(math.isfinite(b) for b in bounds) and bounds[0] <= value <= bounds[1]:
+        return NoSpreadConfidence(value, n, bounds)
+    return NoConfidence(value, why=NO_SPREAD)
+
+
+@dataclass(frozen=True)
+class NoSpreadConfidence(Confidence):
+    """The mean of a quantity with a finite range when all n sampled items gave one value v.
+
+    Only the share f of items in the population that differ from v is unknown, and n items
+    without one such item bound it exactly: f <= 1 - a^(1/n) at one-sided level a (the
+    Clopper-Pearson bound for 0 of n, whose 1 - a = 95% form is the "rule of three",
+    Hanley and Lippman-Hand 1983). The mean then lies within v - f (v - low) and
+    v + f (high - v), whatever the other items' values: conservative, never a point.
+    p_greater(x) = (1 - (v - x) / (v - low))^n, and likewise above, agree with it.
+    """
+
+    estimate: float
+    items: int
+    bounds: tuple[float, float]
+    method: str = "exact bound: no spread in the sample (0 of n items differ)"
+
+    def _p(self, distance: float, room: float) -> float:
+        if distance <= 0:
+            return 1.0
+        if distance > room:
+            return 0.0
+        return float((1.0 - distance / room) ** self.items)
+
+    def p_greater(self, value: float) -> float:
+        return self._p(self.estimate - value, self.estimate - self.bounds[0])
+
+    def p_less(self, value: float) -> float:
+        return self._p(value - self.estimate, self.bounds[1] - self.estimate)
+
+    def interval(self, confidence: float = CONFIDENCE) -> Interval:
+        a = _tail(confidence)
+        share = 1.0 - a ** (1.0 / self.items)
+        v, (low, high) = self.estimate, self.bounds
+        return Interval(v - share * (v - low), v + share * (high - v), self.method)
 
 
 def studentized_from_draws(estimate: float, se: float, n: int, mean_draws: np.ndarray,
                            se_draws: np.ndarray, bounds: tuple[float, float] | None = None) -> Confidence:
     """Bootstrap-t/Student from resample means and standard errors (e.g. weighted resamples).
 
-    Resamples without spread (se* = 0) give no studentized value and are left out.
+    Resamples without spread (se* = 0) give no studentized value and are left out. A sample
+    without spread (se = 0) has no interval of this kind: see ``no_spread_confidence``.
     """
     if not (np.isfinite(estimate) and np.isfinite(se)) or n < 2:
         return NoConfidence(estimate)
     if se <= 0:
-        return PointConfidence(estimate, "none: every value equal")
+        return no_spread_confidence(float(estimate), n, bounds)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (np.asarray(mean_draws, dtype=float) - estimate) / np.asarray(se_draws, dtype=float)
     t = np.sort(t[np.isfinite(t)])
@@ -330,13 +426,26 @@ def bootstrap_confidence(draws: np.ndarray, estimate: float, bias_correct: bool 
     d = np.sort(d[np.isfinite(d)])
     if d.size < 2 or not np.isfinite(estimate):
         return NoConfidence(estimate)
+    if d[0] == d[-1]:
+        return NoConfidence(float(estimate), why=f"every bootstrap draw is {d[0]:.4g}: no spread to estimate an "
+                                                 "interval from (e.g. perfectly separated or identical items)")
     z0 = 0.0
     if bias_correct:
         share = float(np.count_nonzero(d < estimate) + 0.5 * np.count_nonzero(d == estimate)) / d.size
         share = min(max(share, 1 / (d.size + 1)), d.size / (d.size + 1))
         z0 = normal_ppf(share)
     keep = (float(estimate),) if contains is None else tuple(float(c) for c in contains)
-    return BootstrapPercentile(float(estimate), d, z0, keep, "BC" if bias_correct else "percentile")
+    cd = BootstrapPercentile(float(estimate), d, z0, keep, "BC" if bias_correct else "percentile")
+    if bias_correct:
+        # BC's corrected percentiles Phi(2 z0 -+ z) leave the draws when |z0| is large (a
+        # statistic biased far beyond its bootstrap spread): the interval would have an
+        # infinite end. That is no interval, and says so.
+        iv = cd.interval()
+        if not (math.isfinite(iv.low) and math.isfinite(iv.high)):
+            return NoConfidence(float(estimate), why=(
+                f"the bias correction (z0 = {z0:+.2f}) puts the 95% interval beyond all {d.size} bootstrap "
+                "draws: the estimate is biased far beyond its bootstrap spread"))
+    return cd
 
 
 # --------------------------------------------------------------------------- rates
@@ -423,19 +532,26 @@ class IntervalFamily(Confidence):
 
 @dataclass(frozen=True)
 class EceConfidence(Confidence):
-    """Population ECE (l1, binned): an interval that holds both for calibrated models and not.
+    """A calibration gap (population ECE, reliability): an interval that holds for calibrated
+    models and for models far from calibration.
 
-    lower(c) = max(0, min(plug-in - q_null, corrected - z sd))
-    upper(c) = max(corrected + z sd, the estimates)
+    lower(c) = max(0, min(plug-in - q_null(1 - a), cross - z_a cross_se))
+    upper(c) = max(corrected + z_a sd, the estimates)
 
-    with ``null_draws`` the plug-in ECE of the same forecasts when outcomes are drawn from
-    them (consistency resampling, Broecker and Smith 2007: the ECE's distribution for a
-    calibrated forecaster) and q_null their quantile at 1 - alpha (a one-sided test of
-    calibration at the full alpha: at the boundary only the lower end can miss);
-    ``corrected`` the bootstrap bias-corrected plug-in 2 ECE - mean(ECE*) and ``sd`` the
-    bootstrap SD (a normal interval, Efron and Tibshirani 1993, ch. 10 and 13); z the normal
-    quantile at 1 - alpha / 2. Near calibration the first lower term rules, away from it the
-    second: the smaller of the two keeps the lower end honest in both regimes.
+    with a = (1 - c) / 2 and z_a the normal quantile at 1 - a.
+
+    * ``null_draws``: the plug-in of the same forecasts when outcomes are drawn from them
+      (consistency resampling, Broecker and Smith 2007: the statistic's distribution for a
+      calibrated forecaster); its 1 - a quantile makes the first term a one-sided test of
+      calibration at level a, the level of an ``evidence: ci`` gate (2.5%).
+    * ``cross`` and ``cross_se``: a cross-fitted estimate and its standard error. The plug-in
+      is biased upward because each bin's |gap| (or gap^2) is judged on the same items that
+      make it; the cross-fitted version takes each item's sign (or partner) from the other
+      items of its bin only (leave one out; sample splitting in the sense of Chernozhukov et
+      al. 2018), which removes that selection bias, and is a mean of per-item terms, so its
+      standard error is the usual one. Away from calibration it gives the lower end.
+    * ``corrected``: the bootstrap bias-corrected plug-in 2 plug-in - mean(plug-in*) and ``sd``
+      the bootstrap SD (Efron and Tibshirani 1993, ch. 10 and 13): the upper end.
     """
 
     estimate: float
@@ -444,13 +560,21 @@ class EceConfidence(Confidence):
     sd: float
     null_draws: np.ndarray = field(repr=False)  # sorted
     contains: tuple[float, ...] = ()
-    method: str = "calibration-null / bias-corrected bootstrap"
+    cross: float = math.nan  # NaN: no cross-fitted term (the corrected plug-in stands in)
+    cross_se: float = 0.0
+    method: str = "calibration-null / cross-fitted / bias-corrected bootstrap"
 
-    def _normal_tail(self, x: float) -> float:
-        """P(N(0,1) <= x / sd), degenerate when sd is 0."""
-        if self.sd > 0:
-            return normal_cdf(x / self.sd)
+    @staticmethod
+    def _normal_tail(x: float, sd: float) -> float:
+        """P(N(0, sd^2) <= x), degenerate when sd is 0."""
+        if sd > 0:
+            return normal_cdf(x / sd)
         return 1.0 if x >= 0 else 0.0
+
+    def _low_centre(self) -> tuple[float, float]:
+        if math.isfinite(self.cross):
+            return self.cross, self.cross_se
+        return self.corrected, self.sd
 
     def p_greater(self, value: float) -> float:
         if value < 0:
@@ -459,22 +583,24 @@ class EceConfidence(Confidence):
             return 1.0
         b = self.null_draws.size
         p_null = (b - int(np.searchsorted(self.null_draws, self.plugin - value, side="left")) + 1) / (b + 1)
-        return max(p_null / 2.0, self._normal_tail(value - self.corrected))
+        centre, sd = self._low_centre()
+        return min(1.0, max(p_null, self._normal_tail(value - centre, sd)))
 
     def p_less(self, value: float) -> float:
         if value > 1:
             return 0.0
         if (self.contains and value <= max(self.contains)) or value <= 0:
             return 1.0
-        return self._normal_tail(self.corrected - value)
+        return self._normal_tail(self.corrected - value, self.sd)
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
         b = self.null_draws.size
-        k = min_count(2 * a, b)
+        k = min_count(a, b)
         null_part = self.plugin - float(self.null_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf))
         z = normal_isf(a)
-        low = max(0.0, min(null_part, self.corrected - z * self.sd))
+        centre, sd = self._low_centre()
+        low = max(0.0, min(null_part, centre - z * sd))
         high = min(1.0, self.corrected + z * self.sd)
         if self.contains:
             low, high = min(low, *self.contains), max(high, *self.contains)

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import Confidence, StudentizedBootstrap
-from .distribution_functions import normal_isf, normal_ppf, student_isf
+from .confidence import BetaConfidence, Confidence, StudentizedBootstrap
+from .distribution_functions import beta_ppf, normal_isf, normal_ppf, student_isf
+from .rates import ClusteredRateConfidence
 from .stats import _scipy_stats
 
 POWER = 0.8
@@ -88,7 +89,7 @@ def pair_variance_components(plus: Sequence[Sequence[float] | np.ndarray],
     within / k around its true value; ``between`` is the variance of the items' Skew means
     beyond that (method of moments, clipped at 0).
     """
-    pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(plus, minus)]
+    pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in zip(plus, minus, strict=True)]
     pairs = [(a[~np.isnan(a)], b[~np.isnan(b)]) for a, b in pairs]
     pairs = [(a, b) for a, b in pairs if a.size and b.size]
     if not pairs:
@@ -241,23 +242,80 @@ def rate_minimum_detectable_effect(rate: float, checks: float, deff: float = 1.0
     return z * math.sqrt(spread * max(deff, 1.0) / checks)
 
 
-def detectable_crossing(confidence: Confidence, alpha: float = 0.025, power: float = POWER) -> float:
+def detectable_crossing(confidence: Confidence, alpha: float = 0.025, power: float = POWER,
+                        side: str = "max", bound: float | None = None) -> float:
     """The smallest crossing of a bound that a gate deciding on ``confidence`` detects with
     the given power: how far beyond the bound the true value must lie for the one-sided test
     at ``alpha`` (an ``evidence: ci`` gate: 0.025) to fail it 80% of the time.
 
-    A mean of per-item values (``StudentizedBootstrap``): the exact noncentral-t answer for
-    the run's own item SD and number of items. Any other estimate: the normal-theory
-    (z_{1-alpha} + z_power) se, with se read off the wider half of the run's own 95% interval
-    (a rate at 0 events or an ECE near 0 has one long side). NaN without an interval.
+    ``side``: "max" (the gate fails when the interval's low end passes the bound), "min", or
+    "max_abs" (the larger of the two). NaN without an honest interval.
+
+    * Rates (``BetaConfidence``, ``ClusteredRateConfidence``) with a ``bound``: exact. On the
+      (effective) number of checks N, the gate fails when x events give a Clopper-Pearson
+      end beyond the bound, x >= x_c; at a true rate t that happens with probability
+      P(Bin(N, t) >= x_c) = I_t(x_c, N - x_c + 1), so the t with power 0.8 is a beta quantile.
+      A rate's spread depends on the rate, so this cannot be read off the run's own interval
+      (at 0 events it would promise a crossing the gate never sees).
+    * Everything else: read off the estimate's own confidence distribution, shifted: at a
+      truth d beyond the bound the gate fails when the estimate exceeds the bound by the
+      interval's lower half-width at level 1 - 2 alpha, which the estimate's noise does with
+      probability 0.8 when d = (estimate - low_{1 - 2 alpha}) + (high_{1 - 2 (1 - power)} -
+      estimate): the half-width the gate needs plus the noise's 20% quantile, both with the
+      interval's own shape (skewness, the Student floor, ECE's boundary term). For a mean of
+      per-item values it is never below the exact noncentral-t answer for the run's item SD.
     """
-    if isinstance(confidence, StudentizedBootstrap):
-        items = confidence.df + 1
-        return minimum_detectable_effect(confidence.se * math.sqrt(items), items, alpha, power, sides=1)
-    interval = confidence.interval(0.95)
-    estimate = float(confidence.estimate)
-    half = max(interval.high - estimate, estimate - interval.low)
-    if not (math.isfinite(half) and half > 0):
+    if confidence.reason is not None:
         return float("nan")
-    se = half / normal_isf(0.025)
-    return (normal_isf(alpha) + normal_ppf(power)) * se
+    if side == "max_abs":
+        return max(detectable_crossing(confidence, alpha, power, "max", bound),
+                   detectable_crossing(confidence, alpha, power, "min", None if bound is None else -bound))
+    if side not in ("max", "min"):
+        raise ValueError(f"side must be max, min or max_abs, got {side!r}")
+    trials = _rate_trials(confidence)
+    if trials is not None and bound is not None and math.isfinite(bound):
+        return _rate_crossing(trials, bound, alpha, power, side)
+    gate = confidence.interval(1.0 - 2.0 * alpha)
+    noise = confidence.interval(max(1e-9, 1.0 - 2.0 * (1.0 - power)))
+    estimate = float(confidence.estimate)
+    if side == "max":
+        d = (estimate - gate.low) + (noise.high - estimate)
+    else:
+        d = (gate.high - estimate) + (estimate - noise.low)
+    if isinstance(confidence, StudentizedBootstrap) and confidence.t_draws.size:
+        items = confidence.df + 1
+        d = max(d, minimum_detectable_effect(confidence.se * math.sqrt(items), items, alpha, power, sides=1))
+    return float(d) if math.isfinite(d) and d > 0 else float("nan")
+
+
+def _rate_trials(confidence: Confidence) -> float | None:
+    """The (effective) number of independent checks behind a rate's interval, else None."""
+    if isinstance(confidence, BetaConfidence):
+        return float(confidence.trials)
+    if isinstance(confidence, ClusteredRateConfidence):
+        return float(confidence.rate.effective_trials(0.95))
+    return None
+
+
+def _rate_crossing(trials: float, bound: float, alpha: float, power: float, side: str) -> float:
+    n = math.floor(trials)  # fewer checks: never promises more power than there is
+    if n < 1 or not 0.0 <= bound <= 1.0:
+        return float("nan")
+    if side == "min":  # mirror: a rate below b is the complementary rate above 1 - b
+        return _rate_crossing(trials, 1.0 - bound, alpha, power, "max")
+
+    def fails(x: int) -> bool:  # Clopper-Pearson low end of x of n beyond the bound
+        return x > 0 and beta_ppf(alpha, x, n - x + 1) > bound
+
+    if not fails(n):
+        return float("nan")  # not even every check an event would fail the gate
+    low, high = 0, n  # fails(high), not fails(low)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if fails(mid):
+            high = mid
+        else:
+            low = mid
+    # P(Bin(n, t) >= high) = I_t(high, n - high + 1) = power
+    truth = beta_ppf(power, high, n - high + 1)
+    return float(truth - bound)

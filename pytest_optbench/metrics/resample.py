@@ -159,5 +159,18 @@ def weighted_mean_se(values: np.ndarray, w: np.ndarray | None,
     sums = weights @ np.stack([centred, centred * centred], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = sums[:, 0] / total
-        variance = np.maximum(sums[:, 1] - total * mean * mean, 0.0) / (total - 1)
+        ss = np.maximum(sums[:, 1] - total * mean * mean, 0.0)
+        # A row whose one-pass sum of squares is at rounding level may weigh one value only:
+        # decide exactly (no spread when every weighted value is equal), else two-pass.
+        scale = float(centred @ centred)
+        suspect = np.flatnonzero(ss <= 1e-9 * scale)
+        for row in suspect:
+            used = centred[weights[row] > 0]
+            if used.size == 0 or used.max() == used.min():
+                ss[row] = 0.0
+            else:
+                w_used = weights[row][weights[row] > 0]
+                exact = float(w_used @ (used - mean[row]) ** 2)
+                ss[row] = 0.0 if exact <= 1e-24 * scale else exact  # float rounding of equal values
+        variance = ss / (total - 1)
         return mean + shift, np.sqrt(variance / total)

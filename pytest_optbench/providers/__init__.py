@@ -57,6 +57,7 @@ def _anthropic(name: str, options: ProviderOptions) -> ApiProvider:
 
 def _configured(provider: ApiProvider, options: ProviderOptions) -> ApiProvider:
     provider.elicit_fallback = options.elicit_fallback
+    provider.max_reply = options.max_reply
     return provider
 
 

@@ -12,11 +12,11 @@ the tool call's input is the answer. The Messages API returns no log-probabiliti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..prompts import modes
+from . import http_limit, wire, wire_anthropic
 from .remote import ApiProvider, ApiRequest, ApiResult, CallFailed
 
 
@@ -39,7 +39,8 @@ class AnthropicProvider(ApiProvider):
 
     def make_client(self) -> Any:
         return self.sdk.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                       timeout=self.timeout)
+                                       timeout=self.timeout,
+                                       http_client=http_limit.capped_client(self.sdk, self.max_reply, self.timeout))
 
     async def generate(self, request: ApiRequest) -> ApiResult:
         if request.mode == modes.LOGPROBS:
@@ -59,7 +60,7 @@ class AnthropicProvider(ApiProvider):
                                     "input_schema": modes.ANSWER_SCHEMA}]
                 params["tool_choice"] = {"type": "tool", "name": modes.SCHEMA_NAME}
             try:
-                response = await self.client.messages.create(**params)
+                body = await http_limit.body(await self.client.messages.with_raw_response.create(**params))
             except self.sdk.BadRequestError as exc:
                 message = str(getattr(exc, "message", exc)).lower()
                 if self.send_temperature and "temperature" in message:
@@ -75,7 +76,7 @@ class AnthropicProvider(ApiProvider):
                 raise self._failure(exc) from None
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
-            result = self._result(response)
+            result = self.read_reply(body)
             result.mode = mode
             return result
         raise CallFailed("anthropic: the server rejected the request after parameter changes", retryable=False)
@@ -83,16 +84,15 @@ class AnthropicProvider(ApiProvider):
     def _failure(self, exc: BaseException) -> CallFailed:
         return self.sdk_failure(exc, self.sdk)
 
-    def _result(self, response: Any) -> ApiResult:
-        blocks = getattr(response, "content", None)
-        if not isinstance(blocks, list):
-            raise CallFailed("anthropic: the response has no content", retryable=True)
-        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", "") == "text")
-        tool = next((b for b in blocks if getattr(b, "type", "") == "tool_use"), None)
-        if tool is not None and isinstance(getattr(tool, "input", None), dict):
-            text = json.dumps(tool.input)  # the forced tool's input is the answer (json mode)
-        usage = getattr(response, "usage", None)
-        reason = getattr(response, "stop_reason", None)  # "max_tokens": cut off
-        return ApiResult([text], int(getattr(usage, "input_tokens", 0) or 0),
-                         int(getattr(usage, "output_tokens", 0) or 0),
-                         [reason if isinstance(reason, str) and reason else None])
+    def read_reply(self, body: bytes) -> ApiResult:
+        """A reply body, checked field by field (wire_anthropic)."""
+        try:
+            reply = wire_anthropic.message_reply(wire.load(body))
+        except wire.BadReply as exc:
+            raise CallFailed(f"anthropic: unusable response ({exc})", retryable=True) from None
+        self.usage_note(reply.usage_problem)
+        good = reply.good()
+        return ApiResult([c.text or "" for c in good], reply.input_tokens, reply.output_tokens,
+                         [c.finish_reason for c in good],
+                         problems=[f"anthropic: unusable answer ({p})" for p in reply.problems()],
+                         served_model=reply.served_model)

@@ -8,11 +8,17 @@ function ``f(prompt)``; either may be ``async`` and may return text or a number 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, Self, TypeVar, runtime_checkable
+
+from ..text.display import one_line
+
+T = TypeVar("T")
+MAX_MODEL_TEXT = 200  # characters of a declared name or version kept
 
 
 class Prompt(str):
@@ -86,8 +92,10 @@ class UserModel:
                 "the optbench_model fixture must return a callable taking a Prompt, or an object "
                 f"with a complete(prompt) method; got {type(target).__name__}"
             )
-        self.name = str(getattr(target, "name", None) or getattr(target, "__qualname__", None)
-                        or type(target).__name__)
+        self.name = model_name(target)
+        # What the model declares it is (a version, or a fingerprint of its own prompt): a
+        # baseline in which it differs is named, as a changed prompt is.
+        self.version = model_version(target)
         # Logprobs mode: a model that can give the answer tokens' distribution (a list of
         # ``elicit.distribution.Position``) offers ``logprobs(prompt)``.
         if callable(getattr(target, "logprobs", None)):
@@ -106,6 +114,51 @@ class UserModel:
 
 async def _await(awaitable: Any) -> Any:
     return await awaitable
+
+
+def model_name(target: Any) -> str:
+    """The name a run is labelled with: the object's ``name``, else its function or class name
+    without the scope it was defined in (``acme_pipeline``, not
+    ``optbench_model.<locals>.acme_pipeline``)."""
+    declared = getattr(target, "name", None)
+    if isinstance(declared, str) and declared.strip():
+        return one_line(declared.strip(), MAX_MODEL_TEXT)
+    qualname = getattr(target, "__qualname__", None)
+    if isinstance(qualname, str) and qualname:
+        return one_line(qualname.rpartition("<locals>.")[2], MAX_MODEL_TEXT)
+    return type(target).__name__
+
+
+def model_version(target: Any) -> str:
+    """The ``version`` a model declares (text or a number); "" when it declares none."""
+    declared = getattr(target, "version", None)
+    if isinstance(declared, bool) or not isinstance(declared, (str, int, float)):
+        return ""
+    return one_line(str(declared).strip(), MAX_MODEL_TEXT)
+
+
+def fingerprint(*parts: str) -> str:
+    """A short, stable hash of text (a pipeline's own system prompt, its template, its
+    settings): a model's ``version`` that changes whenever any part does."""
+    digest = hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+def declare_model(name: str | None = None, version: str | None = None) -> Callable[[T], T]:
+    """Decorate a conftest model (a function or an object) with the name that labels the run
+    and the version (or ``fingerprint(...)``) a baseline comparison checks::
+
+        @declare_model(name="acme-pipeline", version=fingerprint(SYSTEM_PROMPT))
+        def acme_pipeline(prompt): ...
+
+    The same as setting the attributes ``name`` and ``version`` yourself."""
+    def mark(target: T) -> T:
+        if name is not None:
+            target.name = name  # type: ignore[attr-defined]
+        if version is not None:
+            target.version = version  # type: ignore[attr-defined]
+        return target
+    return mark
 
 
 def as_model(target: Any) -> Model:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import http_limit, wire, wire_anthropic
 from .anthropic_provider import AnthropicProvider
 from .batch_api import BatchClient, BatchLine, BatchState, LineResult, dumps
-from .remote import ApiRequest
+from .remote import ApiRequest, CallFailed
 
-RETRYABLE_TYPES = ("api_error", "overloaded_error", "rate_limit_error", "timeout_error")
+RETRYABLE_TYPES = wire_anthropic.RETRYABLE_TYPES
 
 
 class AnthropicBatches(BatchClient):
@@ -42,27 +43,33 @@ class AnthropicBatches(BatchClient):
     async def submit(self, lines: Sequence[BatchLine]) -> BatchState:
         requests = [{"custom_id": line.custom_id, "params": self.params(line.request)} for line in lines]
         try:
-            batch = await self.api.client.messages.batches.create(requests=requests)
+            batch = await self._json(self.api.client.messages.batches.with_raw_response.create(requests=requests))
+        except wire.BadReply as exc:
+            raise CallFailed(f"anthropic batch: unusable response ({exc})", retryable=False) from None
         except Exception as exc:  # noqa: BLE001 - classified, never swallowed
             raise self.failure(exc) from None
         return self._state(batch)
 
     async def retrieve(self, batch_id: str) -> BatchState:
         try:
-            batch = await self.api.client.messages.batches.retrieve(batch_id)
+            batch = await self._json(self.api.client.messages.batches.with_raw_response.retrieve(batch_id))
+        except wire.BadReply as exc:
+            raise CallFailed(f"anthropic batch: unusable response ({exc})", retryable=True) from None
         except Exception as exc:  # noqa: BLE001
             raise self.failure(exc) from None
         return self._state(batch)
 
     async def results(self, batch_id: str) -> list[LineResult]:
-        out: list[LineResult] = []
+        """The result lines, streamed from the batch's results path on the API's own host
+        (whatever ``results_url`` says: a key is never sent elsewhere)."""
         try:
-            decoder = await self.api.client.messages.batches.results(batch_id)
-            async for line in decoder:
-                out.append(self._line(line))
+            return await self.read_lines(f"/v1/messages/batches/{batch_id}/results", self._line,
+                                         {"Accept": "application/binary"})
         except Exception as exc:  # noqa: BLE001
             raise self.failure(exc) from None
-        return out
+
+    async def _json(self, call: Any) -> Any:
+        return wire.load(await http_limit.body(await call))
 
     def adapt(self, result: LineResult, request: ApiRequest) -> bool:
         if "temperature" not in (result.error or "").lower():
@@ -73,37 +80,16 @@ class AnthropicBatches(BatchClient):
         return True
 
     def _state(self, batch: Any) -> BatchState:
-        counts = getattr(batch, "request_counts", None)
+        try:
+            state, problem = wire_anthropic.batch_state(batch)
+        except wire.BadReply as exc:
+            raise CallFailed(f"anthropic batch: the server accepted the batch but {exc}; it cannot be polled",
+                             retryable=False) from None
+        state.problem = self.redact(problem) if problem else None
+        return state
 
-        def count(name: str) -> int:
-            return int(getattr(counts, name, 0) or 0)
-
-        status = str(getattr(batch, "processing_status", "") or "")
-        expires = getattr(batch, "expires_at", None)
-        return BatchState(
-            id=str(batch.id), status=status, ended=status == "ended" or bool(getattr(batch, "results_url", None)),
-            expires_at=float(expires.timestamp()) if expires is not None and hasattr(expires, "timestamp") else None,
-            total=sum(count(n) for n in ("processing", "succeeded", "errored", "canceled", "expired")),
-            done=count("succeeded"), errored=count("errored") + count("canceled") + count("expired"),
-        )
-
-    def _line(self, line: Any) -> LineResult:
-        custom_id = str(getattr(line, "custom_id", "") or "")
-        result = getattr(line, "result", None)
-        kind = str(getattr(result, "type", "") or "")
-        if kind == "succeeded":
-            message = getattr(result, "message", None)
-            blocks = getattr(message, "content", None)
-            if not isinstance(blocks, list):
-                return LineResult(custom_id, error="anthropic batch: the message has no content", retryable=True)
-            text = "".join(str(getattr(b, "text", "") or "") for b in blocks if getattr(b, "type", "") == "text")
-            usage = getattr(message, "usage", None)
-            return LineResult(custom_id, [text], int(getattr(usage, "input_tokens", 0) or 0),
-                              int(getattr(usage, "output_tokens", 0) or 0))
-        if kind in ("expired", "canceled"):
-            return LineResult(custom_id, error=f"anthropic batch: {kind}", expired=True)
-        error = getattr(getattr(result, "error", None), "error", None)
-        error_type = str(getattr(error, "type", "") or "error")
-        message = str(getattr(error, "message", "") or error_type)
-        return LineResult(custom_id, error=self.redact(f"anthropic batch: {error_type}: {message}")[:300],
-                          retryable=error_type in RETRYABLE_TYPES)
+    def _line(self, raw: bytes | str) -> LineResult:
+        result = wire_anthropic.batch_line(raw)
+        if result.error:
+            result.error = self.redact(result.error)[:300]
+        return result

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import http_limit
 from .remote import ApiProvider, ApiRequest, CallFailed
 
 # Both providers bill a batch answer at half the real-time (list) price.
@@ -45,6 +46,7 @@ class BatchState:
     done: int = 0  # lines that succeeded so far (as far as the provider says)
     errored: int = 0
     message: str | None = None  # why it failed, when it did
+    problem: str | None = None  # fields of the batch object that were of no use (wire), for a note
 
 
 @dataclass
@@ -59,6 +61,10 @@ class LineResult:
     retryable: bool = False  # asking again can help (5xx, 429, overloaded)
     expired: bool = False  # never run: the window ended, or the batch was cancelled
     param: str | None = None  # the request parameter a 400 names, when it names one
+    served_model: str | None = None  # the model id the response named (remote.served)
+    system_fingerprint: str | None = None  # OpenAI's system_fingerprint of the response
+    problem: str | None = None  # some of the line's choices failed their checks (wire): why
+    usage_problem: str | None = None  # its usage counts were no counts (then 0)
 
     @property
     def ok(self) -> bool:
@@ -106,6 +112,24 @@ class BatchClient:
 
     def redact(self, text: str) -> str:
         return self.api.redact(text)
+
+    async def read_lines(self, path: str, read: Callable[[bytes], LineResult], headers: Mapping[str, str]
+                         ) -> list[LineResult]:
+        """A result file's lines, streamed from ``path`` (never whole in memory), each read
+        by ``read``; a line beyond --optbench-max-reply is an error of its own."""
+        client = self.api.client
+        httpx = http_limit.http_module(self.api.sdk)
+        limit = self.api.max_reply
+        out: list[LineResult] = []
+        response = await client.get(path, cast_to=httpx.Response, stream=True, options={"headers": dict(headers)})
+        try:
+            async for raw in http_limit.lines(response.aiter_bytes(), limit):
+                out.append(read(raw) if raw is not None else LineResult(
+                    "", error=f"{self.provider} batch: a result line larger than {http_limit.megabytes(limit)} "
+                              "(--optbench-max-reply)", retryable=True))
+        finally:
+            await response.aclose()
+        return out
 
 
 _SIZE_WORDS = re.compile(r"too large|too many|exceed|maximum|at most|limit|size")

@@ -12,19 +12,16 @@ that succeeded come back in the output file as ``{"custom_id", "response": {"sta
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from ..prompts.modes import TEXT
-from .batch_api import BatchClient, BatchLine, BatchState, LineResult, Rejection, dumps, retryable_status
+from . import http_limit, wire, wire_openai
+from .batch_api import BatchClient, BatchLine, BatchState, LineResult, Rejection, dumps
 from .openai_provider import OpenAIProvider
-from .remote import NON_RETRYABLE_CODES, ApiRequest
+from .remote import ApiRequest, CallFailed
 
 ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
-ENDED = ("completed", "expired", "cancelled", "failed", "succeeded", "complete", "done")
-ACTIVE = ("validating", "in_progress", "finalizing", "cancelling", "queued", "running", "pending", "created")
-NOT_RUN = ("batch_expired", "batch_cancelled")
 
 
 class OpenAIBatches(BatchClient):
@@ -43,103 +40,64 @@ class OpenAIBatches(BatchClient):
         return dumps({"custom_id": line.custom_id, "method": "POST", "url": ENDPOINT, "body": self.body(line.request)})
 
     async def submit(self, lines: Sequence[BatchLine]) -> BatchState:
+        """Upload the lines, create the batch; its state is read by a reader that cannot fail
+        but for an unusable id, so the caller records the id before anything else happens."""
         data = b"".join(self.encode(line) + b"\n" for line in lines)
         client = self.api.client
         try:
-            uploaded = await client.files.create(file=("optbench-batch.jsonl", data, "application/jsonl"),
-                                                 purpose="batch")
-            batch = await client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window="24h")
+            uploaded = await self._json(client.files.with_raw_response.create(
+                file=("optbench-batch.jsonl", data, "application/jsonl"), purpose="batch"))
+            file_id = wire.identifier(wire.mapping(uploaded, "the uploaded file").get("id"), "the uploaded file's id")
+            batch = await self._json(client.batches.with_raw_response.create(
+                input_file_id=file_id, endpoint=ENDPOINT, completion_window="24h"))
+        except wire.BadReply as exc:
+            raise CallFailed(f"openai batch: unusable response ({exc})", retryable=False) from None
         except Exception as exc:  # noqa: BLE001 - classified, never swallowed
             raise self.failure(exc) from None
         return self._state(batch)
 
     async def retrieve(self, batch_id: str) -> BatchState:
+        return self._state(await self._retrieve(batch_id))
+
+    async def _retrieve(self, batch_id: str) -> Any:
         try:
-            batch = await self.api.client.batches.retrieve(batch_id)
+            return await self._json(self.api.client.batches.with_raw_response.retrieve(batch_id))
+        except wire.BadReply as exc:
+            raise CallFailed(f"openai batch: unusable response ({exc})", retryable=True) from None
         except Exception as exc:  # noqa: BLE001
             raise self.failure(exc) from None
-        return self._state(batch)
 
     async def results(self, batch_id: str) -> list[LineResult]:
-        client = self.api.client
+        """The lines of the output and error files, streamed, each read on its own."""
+        files = wire_openai.result_files(await self._retrieve(batch_id))
+        out: list[LineResult] = []
         try:
-            batch = await client.batches.retrieve(batch_id)
-            out: list[LineResult] = []
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                if file_id:
-                    content = await client.files.content(file_id)
-                    out.extend(self._line(raw) for raw in content.text.splitlines() if raw.strip())
+            for file_id in files:
+                out += await self.read_lines(f"/files/{file_id}/content", self._line, {})
         except Exception as exc:  # noqa: BLE001
             raise self.failure(exc) from None
         return out
+
+    async def _json(self, call: Any) -> Any:
+        return wire.load(await http_limit.body(await call))
 
     def adapt(self, result: LineResult, request: ApiRequest) -> bool:
         sent = {"temperature": request.temperature, "max_tokens": request.max_tokens, "n": request.n}
         return bool(self.api._adapt(Rejection(result.param or "", result.error or ""), sent))
 
     def _state(self, batch: Any) -> BatchState:
-        status = str(getattr(batch, "status", "") or "")
-        counts = getattr(batch, "request_counts", None)
-        errors = getattr(getattr(batch, "errors", None), "data", None) or []
-        message = "; ".join(
-            (f"line {e.line}: " if getattr(e, "line", None) else "") + str(getattr(e, "message", "") or e.code)
-            for e in errors[:3]) or None
-        # A server with its own words for "done" has ended once it names a result file.
-        files = bool(getattr(batch, "output_file_id", None) or getattr(batch, "error_file_id", None))
-        return BatchState(
-            id=str(batch.id), status=status, ended=status in ENDED or (status not in ACTIVE and files),
-            failed=status == "failed",
-            expires_at=float(batch.expires_at) if getattr(batch, "expires_at", None) else None,
-            total=int(getattr(counts, "total", 0) or 0), done=int(getattr(counts, "completed", 0) or 0),
-            errored=int(getattr(counts, "failed", 0) or 0),
-            message=self.redact(message)[:300] if message else None,
-        )
-
-    def _line(self, raw: str) -> LineResult:
-        """One line of the output or error file; a line that cannot be read is an error."""
         try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict):
-            return LineResult("", error="openai batch: an unreadable result line", retryable=True)
-        custom_id = str(data.get("custom_id") or "")
-        response, error = data.get("response"), data.get("error")
-        if isinstance(response, dict):
-            status = _int(response.get("status_code"))
-            body = response.get("body")
-            if isinstance(body, str):  # a server that sends the body as JSON text
-                try:
-                    body = json.loads(body)
-                except ValueError:
-                    body = None
-            if status == 200 and isinstance(body, dict):
-                choices = body.get("choices")
-                if not isinstance(choices, list) or not choices:
-                    return LineResult(custom_id, error="openai batch: the response has no choices", retryable=True)
-                texts = [str(((c or {}).get("message") or {}).get("content") or "") for c in choices]
-                usage = body.get("usage") or {}
-                return LineResult(custom_id, texts, _int(usage.get("prompt_tokens")),
-                                  _int(usage.get("completion_tokens")))
-            detail = (body or {}).get("error") if isinstance(body, dict) else None
-            detail = detail if isinstance(detail, dict) else {}
-            message = str(detail.get("message") or detail.get("code") or "no message")
-            text = f"{message} {detail.get('code') or ''}".lower()
-            retryable = retryable_status(status) and not any(code in text for code in NON_RETRYABLE_CODES)
-            return LineResult(custom_id, error=self.redact(f"openai batch: HTTP {status}: {message}")[:300],
-                              retryable=retryable, param=str(detail.get("param") or "") or None)
-        if isinstance(error, dict):
-            code = str(error.get("code") or "")
-            message = str(error.get("message") or code or "no message")
-            if code in NOT_RUN:
-                return LineResult(custom_id, error=f"openai batch: {code}", expired=True)
-            return LineResult(custom_id, error=self.redact(f"openai batch: {message}")[:300], retryable=True)
-        return LineResult(custom_id, error="openai batch: a result line with neither response nor error",
-                          retryable=True)
+            state, problem = wire_openai.batch_state(batch)
+        except wire.BadReply as exc:
+            raise CallFailed(f"openai batch: the server accepted the batch but {exc}; it cannot be polled",
+                             retryable=False) from None
+        state.problem = self.redact(problem) if problem else None
+        state.message = self.redact(state.message) if state.message else None
+        return state
 
-
-def _int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+    def _line(self, raw: bytes | str) -> LineResult:
+        """One line of the output or error file (wire_openai.batch_line), redacted."""
+        result = wire_openai.batch_line(raw)
+        if result.error:
+            result.error = self.redact(result.error)[:300]
+        return result

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..answers import distribution
 from ..prompts import modes
+from . import http_limit, wire, wire_openai
 from .openai_provider import OLLAMA, OpenAIProvider
 from .remote import ApiRequest, ApiResult
 
@@ -74,7 +75,7 @@ class CompletionsProvider(OpenAIProvider):
             params["logprobs"] = self.top_logprobs
 
     async def _create(self, params: dict[str, Any]) -> Any:
-        return await self.client.completions.create(**params)
+        return await self.client.completions.with_raw_response.create(**params)
 
     def after_dialect(self, dialect: str) -> None:
         if dialect == OLLAMA:
@@ -105,14 +106,14 @@ class CompletionsProvider(OpenAIProvider):
             if prefix is None:
                 break
             try:
-                response = await self._create({**base, "prompt": base["prompt"] + lead + prefix})
+                body = await http_limit.body(await self._create({**base, "prompt": base["prompt"] + lead + prefix}))
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
             self.probes += 1
-            probed = self._result(response)
+            probed = self.read_reply(body, modes.LOGPROBS)
             result.input_tokens += probed.input_tokens
             result.output_tokens += probed.output_tokens
-            found = distribution.from_json(self._positions(response.choices[0]) or [])
+            found = distribution.from_json(probed.logprobs_of(0) or [])
             probes[prefix] = [(found[0].token, found[0].logprob), *found[0].top] if found else []
         result.logprobs[0] = distribution.stored(result.logprobs[0], probes, lead)
         reason = distribution.read(positions, probes=probes).reason or ""
@@ -121,12 +122,5 @@ class CompletionsProvider(OpenAIProvider):
                       f"{distribution.MAX_SPREAD:g} pp): such prompts get no numeric log-probability answer")
         return result
 
-    @staticmethod
-    def _text(choice: Any) -> str:
-        return getattr(choice, "text", None) or ""
-
-    @staticmethod
-    def _positions(choice: Any) -> Any:
-        logprobs = getattr(choice, "logprobs", None)
-        positions = distribution.positions_from_completion(logprobs) if logprobs is not None else []
-        return distribution.to_json(positions) if positions else None
+    def _reply(self, data: Any, mode: str) -> wire.Reply:
+        return wire_openai.completion_reply(data, mode)

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..answers import distribution
 from ..prompts import modes
+from . import http_limit, wire, wire_openai
 from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
@@ -53,6 +54,7 @@ def server_root(base_url: str) -> str:
     path = parts.path.rstrip("/")
     path = path.removesuffix("/v1")
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
 
 
 _CAP_PATTERNS = (
@@ -102,7 +104,8 @@ class OpenAIProvider(ApiProvider):
 
     def make_client(self) -> Any:
         return self.sdk.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                    timeout=self.timeout)
+                                    timeout=self.timeout,
+                                    http_client=http_limit.capped_client(self.sdk, self.max_reply, self.timeout))
 
     async def generate(self, request: ApiRequest) -> ApiResult:
         for _ in range(6):  # each pass may drop one parameter the server rejected
@@ -114,7 +117,7 @@ class OpenAIProvider(ApiProvider):
                 mode = modes.TEXT  # numbers declined on this model (finish): the fallback
             params = self.params(request, mode)
             try:
-                response = await self._create(params)
+                body = await http_limit.body(await self._create(params))
             except self.sdk.BadRequestError as exc:
                 if not (self._adapt_mode(exc, params, mode) or self._adapt(exc, params)):
                     raise self._failure(exc) from None
@@ -122,7 +125,7 @@ class OpenAIProvider(ApiProvider):
                 continue
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
-            return await self.finish(self._with_mode(self._result(response), response, mode), request)
+            return await self.finish(self._with_mode(self.read_reply(body, mode), mode), request)
         raise CallFailed(f"{self.provider}: the server rejected the request after parameter changes", retryable=False)
 
     def params(self, request: ApiRequest, mode: str) -> dict[str, Any]:
@@ -139,8 +142,13 @@ class OpenAIProvider(ApiProvider):
             params["extra_body"]["grammar"] = modes.ANSWER_TAIL_GRAMMAR
         return params
 
+
     async def _create(self, params: dict[str, Any]) -> Any:
-        return await self.client.chat.completions.create(**params)
+        """The raw response (its body is read and checked here, not by the SDK)."""
+        return await self.client.chat.completions.with_raw_response.create(**params)
+
+    def _reply(self, data: Any, mode: str) -> wire.Reply:
+        return wire_openai.chat_reply(data, mode)
 
     async def find_dialect(self) -> str:
         """Which server this is, for json mode: asked once (``GET /models``; vLLM's
@@ -196,6 +204,23 @@ class OpenAIProvider(ApiProvider):
         # OpenAI, Ollama and the rest: the JSON schema, on either endpoint.
         return {"response_format": {"type": "json_schema", "json_schema": {
             "name": modes.SCHEMA_NAME, "schema": modes.ANSWER_SCHEMA, "strict": True}}}
+
+    def read_reply(self, body: bytes, mode: str) -> ApiResult:
+        """A reply body, checked field by field (wire_openai): a reply that is none is a
+        retryable failure; answers that fail their checks are the result's ``problems``."""
+        try:
+            reply = self._reply(wire.load(body), mode)
+        except wire.BadReply as exc:
+            raise CallFailed(f"{self.provider}: unusable response ({exc})", retryable=True) from None
+        self.usage_note(reply.usage_problem)
+        good = reply.good()
+        result = ApiResult([c.text or "" for c in good], reply.input_tokens, reply.output_tokens,
+                           [c.finish_reason for c in good],
+                           problems=[f"{self.provider}: unusable answer ({p})" for p in reply.problems()],
+                           served_model=reply.served_model, system_fingerprint=reply.system_fingerprint)
+        if mode == modes.LOGPROBS:
+            result.logprobs = [distribution.to_json(c.positions) if c.positions else None for c in good]
+        return result
 
     def _common(self, params: dict[str, Any], request: ApiRequest, mode: str) -> None:
         """Sampling, limits and the mode's parameters, shared with the completions endpoint."""
@@ -279,16 +304,6 @@ class OpenAIProvider(ApiProvider):
     def _failure(self, exc: BaseException) -> CallFailed:
         return self.sdk_failure(exc, self.sdk)
 
-    def _result(self, response: Any) -> ApiResult:
-        choices = getattr(response, "choices", None)
-        if not isinstance(choices, list) or not choices:
-            raise CallFailed(f"{self.provider}: the response has no choices", retryable=True)
-        texts = [self._text(c) for c in choices]
-        reasons = [_reason(getattr(c, "finish_reason", None)) for c in choices]  # "length": cut off
-        usage = getattr(response, "usage", None)
-        return ApiResult(texts, int(getattr(usage, "prompt_tokens", 0) or 0),
-                         int(getattr(usage, "completion_tokens", 0) or 0), reasons)
-
     async def finish(self, result: ApiResult, request: ApiRequest) -> ApiResult:
         """A json reply on llama.cpp is the whole object (its start was prefilled). A numeric
         logprobs reply from a tokenizer that writes numbers digit by digit: the
@@ -310,28 +325,11 @@ class OpenAIProvider(ApiProvider):
             result.mode, result.logprobs = modes.TEXT, []
         return result
 
-    def _with_mode(self, result: ApiResult, response: Any, mode: str) -> ApiResult:
-        """The mode served, and in logprobs mode each choice's tokens."""
+    def _with_mode(self, result: ApiResult, mode: str) -> ApiResult:
+        """The mode served; in logprobs mode, a note when the server sent no tokens."""
         result.mode = mode
-        if mode == modes.LOGPROBS:
-            result.logprobs = [self._positions(c) for c in response.choices]
-            if not any(result.logprobs) and not self._ignored_logprobs:
-                self._ignored_logprobs = True  # the answers are then read as text (engine)
-                self.note(f"{self.model}: the server accepted logprobs but returned none, so its replies "
-                          "are read as text")
+        if mode == modes.LOGPROBS and result.texts and not any(result.logprobs) and not self._ignored_logprobs:
+            self._ignored_logprobs = True  # the answers are then read as text (engine)
+            self.note(f"{self.model}: the server accepted logprobs but returned none, so its replies "
+                      "are read as text")
         return result
-
-    @staticmethod
-    def _text(choice: Any) -> str:
-        return getattr(getattr(choice, "message", None), "content", None) or ""
-
-    @staticmethod
-    def _positions(choice: Any) -> Any:
-        logprobs = getattr(choice, "logprobs", None)
-        positions = distribution.positions_from_chat(getattr(logprobs, "content", None)) if logprobs else []
-        return distribution.to_json(positions) if positions else None
-
-
-def _reason(value: Any) -> str | None:
-    """A finish reason as a string (servers may omit it, or send null)."""
-    return value if isinstance(value, str) and value else None

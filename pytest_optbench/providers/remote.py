@@ -11,6 +11,7 @@ import contextlib
 import email.utils
 import importlib
 import importlib.util
+import math
 import os
 import re
 import time
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..text.display import one_line
 from .base import Prompt
 from .loop import LoopThread
 
@@ -57,6 +59,13 @@ class ApiResult:
     # Logprobs mode: per text, the generated tokens with their alternatives (compact JSON,
     # elicit.distribution.to_json), or None where the server sent none.
     logprobs: list[Any] = field(default_factory=list)
+    # Who served it, where the response says: the model id (a dated snapshot such as
+    # "gpt-4.1-mini-2025-04-14") and OpenAI's system_fingerprint (the backend configuration).
+    served_model: str | None = None
+    system_fingerprint: str | None = None
+    # Answers of the reply that failed their checks (providers/wire.py), one reason each: the
+    # texts are the good ones, in order; the engine asks again for the rest.
+    problems: list[str] = field(default_factory=list)
 
     def logprobs_of(self, index: int) -> Any:
         return self.logprobs[index] if index < len(self.logprobs) else None
@@ -68,6 +77,17 @@ class ApiResult:
 # Finish reasons that mean the text was cut off before the model ended it: OpenAI "length",
 # Anthropic "max_tokens" (and its "model_context_window_exceeded").
 CUT_OFF_REASONS = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+
+
+MAX_SERVED = 200  # characters of a served model id or system_fingerprint kept
+
+
+def served(value: Any) -> str | None:
+    """A response's model id or system_fingerprint as kept with its answers: text on one line,
+    bounded; None where the server sent none (or not a string)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return one_line(value.strip(), MAX_SERVED)
 
 
 def cut_off(finish_reason: str | None) -> bool | None:
@@ -97,6 +117,9 @@ class CallFailed(Exception):
 
 
 DEFAULT_MAX_TOKENS = 256
+# The largest reply body read, in bytes (--optbench-max-reply): n = 16 answers of 4,096
+# tokens are about 0.3 MB, and a logprobs reply a few kB.
+DEFAULT_MAX_REPLY = 8_000_000
 REASONING_MAX_TOKENS = 4096
 
 
@@ -122,23 +145,33 @@ def public_url(url: str | None) -> str | None:
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds the server asked us to wait (retry-after-ms, retry-after as seconds or a date)."""
+    """Seconds the server asked us to wait (retry-after-ms, retry-after as seconds or a date);
+    None when it said nothing usable ("soon", NaN, infinity, a date that is none)."""
     if not headers:
         return None
-    lowered = {k.lower(): v for k, v in headers.items()}
-    if (ms := lowered.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    if (ms := _seconds(lowered.get("retry-after-ms"))) is not None:
+        return ms / 1000
     value = lowered.get("retry-after")
     if value is None:
         return None
+    if (seconds := _seconds(value)) is not None:
+        return seconds
     try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _seconds(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        number = float(text)
+    except (ValueError, OverflowError):
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
 
 
 def status_failure(status: int, message: str, headers: Mapping[str, str] | None, body: Any = None) -> CallFailed:
@@ -177,6 +210,7 @@ class ApiProvider:
         # rejected mode gets instead: "text" (asked in text) or "fail" (the answer fails).
         self.rejected_modes: set[str] = set()
         self.elicit_fallback = "text"
+        self.max_reply = DEFAULT_MAX_REPLY  # bytes of one reply body at most (--optbench-max-reply)
 
     def identity(self) -> dict[str, Any]:
         """Fields that change an answer; never the key, the timeout or the concurrency."""
@@ -195,6 +229,12 @@ class ApiProvider:
         answer, and answers are stored and reported."""
         result.texts = [self.redact(text) for text in result.texts]
         return result
+
+    def usage_note(self, problem: str | None) -> None:
+        """A reply whose usage counts were no counts: its answers are kept, its tokens not counted."""
+        if problem:
+            self.note(f"{self.model}: the server sent usage counts that are not whole numbers ({problem}); "
+                      "those replies' tokens are counted as 0")
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -224,8 +264,13 @@ class ApiProvider:
 
     def sdk_failure(self, exc: BaseException, sdk: Any) -> CallFailed:
         """Classify an exception of the official SDKs (both share these classes)."""
-        if isinstance(exc, CallFailed):
-            return exc
+        inner: BaseException | None = exc
+        for _ in range(8):  # an SDK may wrap ours (a reply too large) in its connection error
+            if inner is None or isinstance(inner, CallFailed):
+                break
+            inner = inner.__cause__ or inner.__context__
+        if isinstance(inner, CallFailed):
+            return inner
         name = self.provider
         if isinstance(exc, sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, (str, dict)) else None
@@ -234,10 +279,13 @@ class ApiProvider:
                 failure.rate_limited = True
             failure.args = (f"{name}: {failure.args[0]}",)
             return failure
-        if isinstance(exc, sdk.APITimeoutError):
+        # A failure while the body is read (after the SDK handed the response over) comes as
+        # the HTTP library's own exception (httpx or httpx2: the same class names).
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if isinstance(exc, sdk.APITimeoutError) or "TimeoutException" in names:
             return CallFailed(f"{name}: request timed out after {self.timeout:g} s (long replies take long: "
                               "lower --max-tokens, or raise --optbench-timeout)", retryable=True, timed_out=True)
-        if isinstance(exc, sdk.APIConnectionError):
+        if isinstance(exc, sdk.APIConnectionError) or "TransportError" in names:
             return CallFailed(f"{name}: connection failed ({self.redact(str(exc))})", retryable=True)
         # Malformed responses (garbage instead of JSON) may be a glitch: retry a few times.
         return CallFailed(f"{name}: unusable response ({type(exc).__name__}: {self.redact(str(exc))[:200]})",
@@ -308,3 +356,4 @@ class ProviderOptions:
     seed: int = 0
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     elicit_fallback: str = "text"  # what a server that rejects json or logprobs gets
+    max_reply: int = DEFAULT_MAX_REPLY  # bytes of one reply body at most (--optbench-max-reply)

@@ -36,6 +36,10 @@ class Answer:
     mass: float | None = None  # logprobs: share of the answer position's probability read
     distribution: dict[str, float] | None = None  # logprobs: value (or yes/no) -> probability
     batch: str | None = None  # the provider batch that delivered it (batch price) or will (pending)
+    # Who served it, where the API said (API models): the model id the response named and
+    # OpenAI's system_fingerprint; a baseline comparison names a change of either.
+    served_model: str | None = None
+    system_fingerprint: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -108,6 +112,9 @@ class ItemRecord:
     file: str
     model: str
     prompts: list[PromptRecord]
+    # What the model declared it is (``version``: a release, a fingerprint of its own
+    # prompt); "" when it declared nothing (a --model model, a report from before).
+    model_version: str = ""
     track: str | None = None
     domain: str | None = None
     language: str = "en"
@@ -172,6 +179,12 @@ class ItemRecord:
 
 def _answer_dict(answer: Answer) -> dict[str, Any]:
     data = dict(answer.__dict__)
-    if data["batch"] is None:  # real-time answers keep the report as it was
-        del data["batch"]
+    for name in OPTIONAL_ANSWER_FIELDS:  # absent when unknown: the report stays as it was
+        if data[name] is None:
+            del data[name]
     return data
+
+
+# Answer fields a report holds only where they have a value (real-time answers have no batch;
+# a simulated or conftest model says nothing of who served it).
+OPTIONAL_ANSWER_FIELDS = ("batch", "served_model", "system_fingerprint")

@@ -30,7 +30,7 @@ __all__ = ["Estimate", "Ladder", "Reliability", "ValencePoint", "baseline_change
 DPI = 110
 LADDER_SPREAD = 0.25  # rungs: total sideways spread of the dose-response ladders
 BLUE, RED, GREY, GREEN = "#1f5fa8", "#c62828", "#7a7a7a", "#2e7d32"
-# Quadrants of the valence plane: (x sign, y sign) -> name (README: "How to read it").
+# Quadrants of the valence plane: (x sign, y sign) -> name (docs/reading-the-summary.md).
 QUADRANTS = {(1, -1): "optimism", (-1, 1): "pessimism", (1, 1): "compound overclaim", (-1, -1): "compound underclaim"}
 
 
@@ -142,7 +142,7 @@ def _forest_panel(ax: Axes, rows: Sequence[Estimate], xlabel: str) -> None:
     y = np.arange(len(rows))[::-1]
     values = _values(rows)
     excludes_zero = [r.excludes_zero for r in rows]
-    for yi, value, (lo, hi), strong in zip(y, values, _whiskers(rows).T, excludes_zero):
+    for yi, value, (lo, hi), strong in zip(y, values, _whiskers(rows).T, excludes_zero, strict=True):
         color = RED if strong else BLUE
         ax.errorbar(value, yi, xerr=[[lo], [hi]], fmt="s" if strong else "o", ms=5, capsize=3, color=color)
     ax.axvline(0, color="black", lw=0.8)
@@ -159,7 +159,7 @@ def _forest(rows: Sequence[Estimate], title: str, xlabel: str) -> bytes:
         panels.setdefault(row.panel, []).append(row)
     heights = [_row_height(len(p)) for p in panels.values()]
     with _figure(7.5, sum(heights), rows=len(panels), gridspec_kw={"height_ratios": heights}) as (fig, axes):
-        for ax, (panel, members) in zip(axes, panels.items()):
+        for ax, (panel, members) in zip(axes, panels.items(), strict=False):  # _figure: one axis per panel
             _forest_panel(ax, members, f"{xlabel} ({panel})" if panel else xlabel)
         axes[0].set_title(f"{title} (95% CIs; red: CI excludes 0)")
         fig.tight_layout()
@@ -195,7 +195,7 @@ def reliability_diagram(data: Reliability) -> bytes:
         top.legend(fontsize=8, loc="upper left")
         top.grid(alpha=0.25)
         bottom.bar(edges[:-1], count, width=1 / bins, align="edge", color=GREY, edgecolor="white")
-        for left, n in zip(edges[:-1], count):
+        for left, n in zip(edges[:-1], count, strict=True):
             if n:
                 bottom.text(left + 0.5 / bins, n, str(int(n)), ha="center", va="bottom", fontsize=7)
         bottom.set_ylim(0, max(1.0, count.max()) * 1.25)

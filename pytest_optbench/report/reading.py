@@ -27,19 +27,22 @@ class ReportError(ValueError):
 # read (before any answer is paid for), never met halfway through scoring.
 MAX_REPORT_DEPTH = 64  # a report nests about 8 levels; Python's own encoder stops near 300
 MAX_RUN_TEXT = 1000  # characters of a run setting: they are printed when runs differ
+MAX_RUN_LIST = 1000  # entries of a run setting that lists values (served models, fingerprints)
 MAX_RESAMPLES = 100_000  # as --optbench-bootstrap: a report must not make compare run for days
 _RUN_FIELDS = {"model": "model", "keep_fifty": "bool?", "seed": "int?", "bootstrap_resamples": "resamples?",
                "samples_override": "int?", "temperature_override": "num?", "system_prompt_override": "bool?",
-               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?"}
+               "base_url_set": "bool?", "prompt_hash": "text?", "plugin_version": "text?", "elicit": "text?",
+               "model_version": "model", "served_models": "texts?", "system_fingerprints": "texts?"}
 _ITEM_FIELDS = {"suite": "str", "item": "str", "condition": "str", "kind": "kind", "file": "str", "model": "str",
                 "prompts": "list", "track": "str?", "domain": "str?", "language": "str", "expected": "finite?",
                 "outcome": "bool?", "direction": "str?", "prompt_hash": "str", "suite_prompt_hash": "str",
-                "notes": "strs", "faults": "strs", "elicit": "mode"}
+                "notes": "strs", "faults": "strs", "elicit": "mode", "model_version": "str"}
 _ITEM_REQUIRED = ("suite", "item", "condition", "kind", "file", "model", "prompts")
 _PROMPT_FIELDS = {"role": "str", "user": "str", "answers": "list"}
 _ANSWER_FIELDS = {"raw": "str?", "value": "finite?", "reason": "str?", "error": "str?", "cached": "bool?",
                   "input_tokens": "count", "output_tokens": "count", "truncated": "bool?",
-                  "batch": "str?", "mode": "mode?", "mass": "share?", "distribution": "distribution?"}
+                  "batch": "str?", "mode": "mode?", "mass": "share?", "distribution": "distribution?",
+                  "served_model": "str?", "system_fingerprint": "str?"}
 _MODES = ("text", "json", "logprobs")  # elicit/modes.py (a report is read without importing it)
 _MAX_DISTRIBUTION = 102  # values 0-100, or yes and no
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",
@@ -94,6 +97,9 @@ def _fits(kind: str, value: Any) -> bool:
         return isinstance(value, list)
     if kind == "strs":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == "texts":
+        return isinstance(value, list) and len(value) <= MAX_RUN_LIST and all(
+            isinstance(v, str) and len(v) <= MAX_RUN_TEXT for v in value)
     if kind == "model":
         return value is None or (isinstance(value, str) and len(value) <= MAX_RUN_TEXT) or (
             isinstance(value, list) and all(isinstance(v, str) and len(v) <= MAX_RUN_TEXT for v in value))
@@ -103,7 +109,8 @@ def _fits(kind: str, value: Any) -> bool:
 _WHAT = {"str": "a string", "text": f"a string of at most {MAX_RUN_TEXT:,} characters", "bool": "true or false",
          "int": "a whole number", "count": "a whole number of at least 0", "num": "a number", "finite": "a finite number",
          "resamples": f"a whole number from 1 to {MAX_RESAMPLES:,}", 
-         "list": "a list", "strs": "a list of strings", "model": "a model name or a list of them",
+         "list": "a list", "strs": "a list of strings",
+         "texts": f"a list of at most {MAX_RUN_LIST:,} strings of at most {MAX_RUN_TEXT:,} characters", "model": "a model name or a list of them",
          "mode": f"one of {', '.join(_MODES)}", "share": "a number from 0 to 1",
          "distribution": f"an object of at most {_MAX_DISTRIBUTION} values (0-100, yes, no) to numbers from 0 to 1"}
 

@@ -19,7 +19,7 @@ TONE_STYLE = {PASS: "green", FAIL: "red", NOT_EVALUATED: "yellow", WARN: "yellow
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """Left-aligned columns two spaces apart, trailing blanks trimmed."""
     header, rows = [one_line(c) for c in header], [[one_line(c) for c in row] for row in rows]  # no ESC, no CR
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return [fmt.format(*header).rstrip()] + [fmt.format(*row).rstrip() for row in rows]
 
@@ -34,4 +34,4 @@ def render_table(model: Table, rows: Sequence[Row] | None = None, view: str = CO
     if not shown:
         return []
     lines = table(model.header(view), model.texts(view, shown))
-    return [(lines[0], "bold")] + [(line, style(row.tone)) for line, row in zip(lines[1:], shown)]
+    return [(lines[0], "bold")] + [(line, style(row.tone)) for line, row in zip(lines[1:], shown, strict=True)]

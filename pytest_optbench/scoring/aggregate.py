@@ -8,6 +8,7 @@ condition, metric, domain).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -91,13 +92,23 @@ class Aggregate:
     # any bound (metrics.confidence, metrics.gate_tests). Not serialised.
     confidence: Confidence | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def interval_reason(self) -> str | None:
+        """Why there is no honest interval (no spread, perfect separation, too few items, a
+        bias correction beyond the draws); None when there is one. CI gates on such an
+        aggregate are not evaluated: its interval, if any is printed, decides nothing."""
+        return self.confidence.reason if self.confidence is not None else None
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "suite": self.suite, "condition": self.condition, "metric": self.metric,
             "domain": self.domain, "value": finite_or_none(self.value), "ci_low": finite_or_none(self.ci_low),
             "ci_high": finite_or_none(self.ci_high), "n": self.n, "p_value": finite_or_none(self.p_value),
             "ci_method": self.ci_method, "tolerance": self.tolerance, **dict(self.detail),
         }
+        if (reason := self.interval_reason) is not None:
+            out["no_interval_reason"] = reason
+        return out
 
 
 def finite_or_none(value: float | None) -> float | None:
@@ -115,12 +126,39 @@ def seeded_rng(*parts: Any) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "little"))
 
 
+def answer_resolution(records: Iterable[ItemRecord]) -> float:
+    """The step of the answers these records hold: 1 pp when every parsed answer is a whole
+    number (what the prompts ask for), else 0 (unknown: no floor)."""
+    for record in records:
+        for answer in record.answers():
+            if answer.value is not None and not float(answer.value).is_integer():
+                return 0.0
+    return 1.0
+
+
+def resolution_sd(resolution: float, prompts: int) -> float:
+    """The smallest SD a per-item value made of ``prompts`` prompt means (each with weight
+    +-1) can show: each mean is known to within its answers' step h, a uniform rounding of
+    variance h^2 / 12 (Sheppard 1898). Not divided by the samples per prompt: k identical
+    samples of one prompt are one rounding, not k independent ones."""
+    return resolution * math.sqrt(prompts / 12.0)
+
+
 class _Group:
     """The records of one suite x condition, and a seeded generator per metric."""
 
     def __init__(self, suite: str, condition: str, records: list[ItemRecord], options: AggregateOptions):
         self.suite, self.condition, self.options = suite, condition, options
         self.records = sorted(records, key=lambda r: r.item)
+
+    @property
+    def resolution(self) -> float:
+        if not hasattr(self, "_resolution"):
+            self._resolution = answer_resolution(self.records)
+        return self._resolution
+
+    def floor(self, prompts: int) -> float:
+        return resolution_sd(self.resolution, prompts)
 
     def of_kind(self, kind: str) -> list[ItemRecord]:
         return [r for r in self.records if r.kind == kind]
@@ -136,10 +174,12 @@ class _Group:
         return Aggregate(self.suite, self.condition, metric, float(value), interval.low,
                          interval.high, n, ci_method=interval.method, **kw)
 
-    def mean_with_ci(self, metric: str, values: np.ndarray, domain: str | None = None, **kw: Any) -> Aggregate:
+    def mean_with_ci(self, metric: str, values: np.ndarray, domain: str | None = None, sd_floor: float = 0.0,
+                     **kw: Any) -> Aggregate:
         values = np.asarray(values, dtype=float)
         value = float(np.mean(values)) if values.size else float("nan")
-        cd = studentized_bootstrap(values, self.rng(metric, domain), self.options.n_resamples, NATURAL_BOUNDS.get(metric))
+        cd = studentized_bootstrap(values, self.rng(metric, domain), self.options.n_resamples, NATURAL_BOUNDS.get(metric),
+                                   sd_floor=sd_floor)
         return self.make(metric, value, cd.interval(), int(values.size), domain=domain, confidence=cd, **kw)
 
     def rate(self, metric: str, hits: Sequence[int], checks: Sequence[int], **kw: Any) -> Aggregate:
@@ -199,10 +239,10 @@ def _answer_rates(group: _Group) -> list[Aggregate]:
     sds = prompt_sds([p for r in group.records for p in r.prompts])
     sds = sds[~np.isnan(sds)]  # prompts with fewer than two values have none
     return [
-        group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received)], [len(a) for a in answers]),
+        group.rate("error_rate", [len(a) - len(r) for a, r in zip(answers, received, strict=True)], [len(a) for a in answers]),
         group.rate("parse_rate", [len(p) for p in parsed], [len(r) for r in received]),
         group.rate("refusal_rate", fifties, [len(p) for p in parsed]),
-        group.mean_with_ci("item_sd", sds),
+        group.mean_with_ci("item_sd", sds, sd_floor=group.floor(1)),
     ]
 
 
@@ -228,9 +268,10 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     usable = axioms.usable(p_plus, p_minus)
     plus, minus = p_plus[usable], p_minus[usable]
     skews = skew_metrics.pair_skews(plus, minus)
-    plus_agg = _mean_test(group.mean_with_ci("delta_plus", plus - 50.0), plus - 50.0)
-    minus_agg = _mean_test(group.mean_with_ci("delta_minus", minus - 50.0), minus - 50.0)
-    skew_agg = _mean_test(group.mean_with_ci("skew", skews), skews)
+    one, two = group.floor(1), group.floor(2)
+    plus_agg = _mean_test(group.mean_with_ci("delta_plus", plus - 50.0, sd_floor=one), plus - 50.0)
+    minus_agg = _mean_test(group.mean_with_ci("delta_minus", minus - 50.0, sd_floor=one), minus - 50.0)
+    skew_agg = _mean_test(group.mean_with_ci("skew", skews, sd_floor=two), skews)
     # A quadrant only where Skew's and both parts' CIs back the signs (scoring/labels.py).
     label = quadrant_label((skew_agg.value, skew_agg.ci_low, skew_agg.ci_high),
                            (plus_agg.value, plus_agg.ci_low, plus_agg.ci_high),
@@ -239,17 +280,18 @@ def _skew_family(group: _Group) -> list[Aggregate]:
     domains = np.array([r.domain or "" for r in pairs])[usable]
     for domain in sorted(set(domains) - {""}):
         in_domain = skews[domains == domain]
-        out.append(_mean_test(group.mean_with_ci("skew", in_domain, domain=domain), in_domain))
+        out.append(_mean_test(group.mean_with_ci("skew", in_domain, domain=domain, sd_floor=two), in_domain))
 
     # Unsigned coherence, on every parsed answer (a 50 is a legitimate half of a pair here).
     all_plus, all_minus = (p_plus, p_minus) if group.options.keep_fifty else pair_answers(pairs, keep_fifty=True)
     both = axioms.usable(all_plus, all_minus)
-    out.append(group.mean_with_ci("complement_violation", axioms.complement_violation(all_plus[both], all_minus[both])))
+    out.append(group.mean_with_ci("complement_violation", axioms.complement_violation(all_plus[both], all_minus[both]),
+                                  sd_floor=two))
     with_expected = [i for i, r in enumerate(pairs) if r.expected is not None]
     calibration = np.abs(all_plus[with_expected] - np.array([pairs[i].expected for i in with_expected], dtype=float))
     calibration = calibration[np.isfinite(calibration)]
     if calibration.size:
-        out.append(group.mean_with_ci("calibration_error", calibration))
+        out.append(group.mean_with_ci("calibration_error", calibration, sd_floor=one))
     return out
 
 
@@ -274,7 +316,7 @@ def binary_data(records: Sequence[ItemRecord]) -> tuple[np.ndarray, np.ndarray, 
     p = prompt_means([r.prompt("yes") for r in records]) / 100.0
     y = np.array([1.0 if r.outcome else 0.0 for r in records])
     keep = ~np.isnan(p)
-    return p[keep], y[keep], [r.item for r, k in zip(records, keep) if k]
+    return p[keep], y[keep], [r.item for r, k in zip(records, keep, strict=True) if k]
 
 
 # The order binary metrics are reported in (reports have always listed them so).
@@ -297,22 +339,32 @@ def _binary_family(group: _Group) -> list[Aggregate]:
     loo_sq_error = (cal.loo_recalibrated(p, y) - y) ** 2
 
     def statistics(w: np.ndarray | None) -> dict[str, Any]:
-        return cal.whole_sample_metrics(p, y, w, base_rate)
+        return cal.whole_sample_metrics(p, y, w, base_rate, with_auc=w is None)
 
     # One shared set of resamples, so every binary metric's CI is paired over the same items.
     # The means of per-item scores (Brier, log loss, ...) come from binary_confidences.
     point, confidences = binary_confidences(statistics, {**cal.item_scores(p, y), "brier_recalibrated": loo_sq_error},
                                             p, y, group.rng("binary"), group.options.n_resamples, base_rate)
     p_values = _binary_p_values(p, y, loo_sq_error, base_rate, group)
+    details: dict[str, dict[str, Any]] = {}
+    if "auc" in confidences:
+        # AUC's p is "no discrimination" (0.5) on its own confidence distribution, so it is
+        # below 0.05 exactly when the 95% CI excludes 0.5; Mann-Whitney's stays in the detail.
+        mann_whitney = p_values.pop("auc", None)
+        auc_p = confidences["auc"].p_value(0.5)
+        if math.isfinite(auc_p):
+            p_values["auc"] = auc_p
+        details["auc"] = {"p_mann_whitney": finite_or_none(mann_whitney)}
     order = sorted(point, key=lambda name: _BINARY_ORDER.index(name) if name in _BINARY_ORDER else len(_BINARY_ORDER))
     return [group.make(name, float(point[name]), confidences[name].interval(), n, p_value=p_values.get(name),
-                       confidence=confidences[name])
+                       confidence=confidences[name], **({"detail": details[name]} if name in details else {}))
             for name in order]
 
 
 def _binary_p_values(p: np.ndarray, y: np.ndarray, loo_sq_error: np.ndarray, base_rate: float | None,
                      group: _Group) -> dict[str, float]:
-    """Paired permutation tests against climatology; Mann-Whitney for AUC against 0.5."""
+    """Paired permutation tests against climatology; Mann-Whitney for AUC against 0.5 (kept in
+    the AUC's detail as ``p_mann_whitney``; its ``p_value`` comes from its interval's family)."""
     out: dict[str, float] = {}
     model_sq = (p - y) ** 2
     in_sample = y.mean()
@@ -364,10 +416,11 @@ def _paired(base: Mapping[str, float], arm: Mapping[str, float]) -> np.ndarray:
     return finite
 
 
-def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: AggregateOptions) -> Aggregate:
+def _effect(suite: str, label: str, metric: str, d: np.ndarray, options: AggregateOptions,
+            sd_floor: float = 0.0) -> Aggregate:
     rng = seeded_rng(options.seed, suite, label, metric)
     # CI and p from one method (bootstrap-t/Student), so p < 0.05 exactly when 0 is outside.
-    cd = studentized_bootstrap(d, rng, options.n_resamples, NATURAL_BOUNDS.get(metric))
+    cd = studentized_bootstrap(d, rng, options.n_resamples, NATURAL_BOUNDS.get(metric), sd_floor=sd_floor)
     interval = cd.interval()
     p = cd.p_value(0.0) if d.size >= 2 else (1.0 if d.size else float("nan"))  # one item: no evidence
     return Aggregate(
@@ -393,15 +446,19 @@ def condition_effects(suite: str, by_condition: Mapping[str, list[ItemRecord]], 
     def skews(condition: str) -> dict[str, float]:
         pairs = [r for r in by_condition[condition] if uses(r.kind, SKEW)]
         plus, minus = pair_answers(pairs, keep)
-        return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus)))
+        return dict(zip([r.item for r in pairs], skew_metrics.pair_skews(plus, minus), strict=True))
 
     base, base_skews = primary("base"), skews("base")
+    step = answer_resolution(r for records in by_condition.values() for r in records)
     out = []
     for arm in sorted(c for c in by_condition if c != "base"):
-        out.append(_effect(suite, arm, "condition_effect", _paired(base, primary(arm)), options))
+        out.append(_effect(suite, arm, "condition_effect", _paired(base, primary(arm)), options,
+                           resolution_sd(step, 2)))
         if base_skews:
-            out.append(_effect(suite, arm, "skew_effect", _paired(base_skews, skews(arm)), options))
+            out.append(_effect(suite, arm, "skew_effect", _paired(base_skews, skews(arm)), options,
+                               resolution_sd(step, 4)))
     if "narrative_up" in by_condition and "narrative_down" in by_condition:
         d = _paired(primary("narrative_down"), primary("narrative_up"))
-        out.append(_effect(suite, "narrative_up-narrative_down", "narrative_susceptibility", d, options))
+        out.append(_effect(suite, "narrative_up-narrative_down", "narrative_susceptibility", d, options,
+                           resolution_sd(step, 2)))
     return out

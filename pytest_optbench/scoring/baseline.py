@@ -24,14 +24,22 @@ from ..metrics.rates import rate_change_confidence
 from ..metrics.resample import bootstrap_draws, ordinary_pages
 from ..metrics.skew import pair_skews
 from ..records.item import REFUSAL_VALUE, ItemRecord
-from .aggregate import AggregateOptions, finite_or_none, pair_answers, seeded_rng
+from .aggregate import AggregateOptions, answer_resolution, finite_or_none, pair_answers, resolution_sd, seeded_rng
 from .tolerances import effective_tolerance
 
 # Run settings that change answers: a difference is stated above the comparison. Prompts are
 # compared per suite (``suite_prompt_hashes``): the run's ``prompt_hash`` covers the suites
 # that ran, so it changes with the selection (-k, --language) although no prompt did.
-COMPARED_SETTINGS = ("model", "samples_override", "temperature_override", "system_prompt_override",
-                     "keep_fifty", "base_url_set", "elicit")
+COMPARED_SETTINGS = ("model", "model_version", "samples_override", "temperature_override",
+                     "system_prompt_override", "keep_fifty", "base_url_set", "elicit")
+# Who the API said served the answers: compared only when both runs recorded some (a report
+# from before they were kept, or a model that says nothing, is no evidence of a change).
+SERVED_SETTINGS = {
+    "served_models": ("served model", "the API served another model snapshot, which may answer differently"),
+    "system_fingerprints": ("system_fingerprint", ("the provider's backend configuration changed, which may "
+                                                  "change answers by itself")),
+}
+SHOWN_VALUES = 3
 # Settings a report written before they existed did not record, and the value it had then.
 SETTING_DEFAULTS = {"elicit": "text"}
 
@@ -56,12 +64,18 @@ class Change:
     def delta(self) -> float:
         return self.current - self.baseline
 
+    @property
+    def interval_reason(self) -> str | None:
+        """Why the change has no honest interval (as ``Aggregate.interval_reason``)."""
+        return self.confidence.reason if self.confidence is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         clean = finite_or_none
         return {"suite": self.suite, "condition": self.condition, "metric": self.metric,
                 "baseline": clean(self.baseline), "current": clean(self.current), "delta": clean(self.delta),
                 "ci_low": clean(self.ci_low), "ci_high": clean(self.ci_high), "n": self.n,
-                "p_value": clean(self.p_value), "test": self.test, "tolerance": self.tolerance}
+                "p_value": clean(self.p_value), "test": self.test, "tolerance": self.tolerance,
+                **({"no_interval_reason": reason} if (reason := self.interval_reason) is not None else {})}
 
 
 @dataclass
@@ -93,8 +107,23 @@ def setting_differences(current: Mapping[str, Any], baseline: Mapping[str, Any])
         if now != before:
             why = (" (each elicitation mode is a different measurement: the changes below compare unlike "
                    "with unlike)") if key == "elicit" else ""
+            if key == "model_version":
+                why = " (the version or fingerprint the model declares: the model or its prompt changed)"
             out.append(f"{key}: baseline {before!r}, now {now!r}{why}")
+    for key, (label, why) in SERVED_SETTINGS.items():
+        now, before = (_texts(run.get(key)) for run in (current, baseline))
+        if now and before and now != before:
+            out.append(f"{label}: baseline {_listed(before)}, now {_listed(now)} ({why})")
     return out
+
+
+def _texts(value: Any) -> list[str]:
+    return sorted({str(v) for v in value}) if isinstance(value, (list, tuple)) else []
+
+
+def _listed(values: Sequence[str]) -> str:
+    shown = ", ".join(values[:SHOWN_VALUES])
+    return shown + (f" and {len(values) - SHOWN_VALUES} more" if len(values) > SHOWN_VALUES else "")
 
 
 def changed_suites(current: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[str]:
@@ -135,7 +164,7 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
 
 
 def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, before: np.ndarray,
-                  options: AggregateOptions, scale: float = 1.0) -> Change | None:
+                  options: AggregateOptions, scale: float = 1.0, sd_floor: float = 0.0) -> Change | None:
     """A metric that is the mean of per-item values: paired differences, BCa CI, sign-flip test."""
     keep = np.isfinite(now) & np.isfinite(before)
     now, before = now[keep] * scale, before[keep] * scale
@@ -144,7 +173,7 @@ def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, befo
     d = now - before
     rng = seeded_rng(options.seed, "baseline", suite, condition, metric)
     # CI and p from one method, so p < 0.05 exactly when the CI excludes 0.
-    cd = studentized_bootstrap(d, rng, options.n_resamples, change_bounds(metric))
+    cd = studentized_bootstrap(d, rng, options.n_resamples, change_bounds(metric), sd_floor=sd_floor)
     interval = cd.interval()
     p = cd.p_value(0.0) if d.size >= 2 else (1.0 if d.size else float("nan"))
     return Change(suite, condition, metric, float(before.mean()), float(now.mean()),
@@ -187,17 +216,21 @@ def _group_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord,
     pair_now = [(a, b) for a, b in pairs if a.kind == "inverted_pair"]
     if pair_now:
         keep = options.keep_fifty
+        step = answer_resolution(r for x in pair_now for r in x)
+        two, four = resolution_sd(step, 2), resolution_sd(step, 4)  # a change: each run's prompts
         (p_now, m_now), (p_before, m_before) = (pair_answers([x[i] for x in pair_now], keep) for i in (0, 1))
-        out.append(_decomposable(suite, condition, "skew", pair_skews(p_now, m_now), pair_skews(p_before, m_before), options))
-        out.append(_decomposable(suite, condition, "delta_plus", p_now - 50, p_before - 50, options))
-        out.append(_decomposable(suite, condition, "delta_minus", m_now - 50, m_before - 50, options))
+        out.append(_decomposable(suite, condition, "skew", pair_skews(p_now, m_now), pair_skews(p_before, m_before),
+                                 options, sd_floor=four))
+        out.append(_decomposable(suite, condition, "delta_plus", p_now - 50, p_before - 50, options, sd_floor=two))
+        out.append(_decomposable(suite, condition, "delta_minus", m_now - 50, m_before - 50, options, sd_floor=two))
         (ap, am), (bp, bm) = (pair_answers([x[i] for x in pair_now], True) for i in (0, 1))
         out.append(_decomposable(suite, condition, "complement_violation",
-                                 complement_violation(ap, am), complement_violation(bp, bm), options))
+                                 complement_violation(ap, am), complement_violation(bp, bm), options, sd_floor=four))
         if all(a.expected is not None for a, _ in pair_now):
             out.append(_decomposable(suite, condition, "calibration_error",
                                      np.abs(ap - np.array([a.expected for a, _ in pair_now], dtype=float)),
-                                     np.abs(bp - np.array([a.expected for a, _ in pair_now], dtype=float)), options))
+                                     np.abs(bp - np.array([a.expected for a, _ in pair_now], dtype=float)), options,
+                                     sd_floor=two))
 
     binary = [(a, b) for a, b in pairs if a.kind == "binary"]
     if binary:

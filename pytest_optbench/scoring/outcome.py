@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 from ..records.item import BATCH_PRICE, ItemRecord
 from .aggregate import Aggregate
 from .baseline import Comparison
+from .cost import Cost, Prices, run_cost
 from .crosslingual import LanguageSkew
 from .gates.enforcement import RunWarning
 from .gates.evaluate import Verdict
@@ -24,6 +27,12 @@ class Outcome:
     warnings: list[RunWarning] = field(default_factory=list)  # what the run did not enforce (enforcement.py)
     strict: bool = False  # --optbench-strict: the warnings marked strict fail the session
     pending: list[ItemRecord] = field(default_factory=list)  # answers still in open provider batches: not scored
+    prices: Prices | None = None  # the user's prices (--optbench-prices): the run's cost in money
+
+    @cached_property
+    def cost(self) -> Cost | None:
+        """What the answers cost at the user's prices; None without prices (tokens only)."""
+        return run_cost([*self.records, *self.pending], self.prices) if self.prices is not None else None
 
     @property
     def failed_gates(self) -> list[Verdict]:
@@ -58,6 +67,13 @@ class Outcome:
                 "input_tokens_at_list_price": usage["input_tokens"] - (1 - BATCH_PRICE) * batch_in,
                 "output_tokens_at_list_price": usage["output_tokens"] - (1 - BATCH_PRICE) * batch_out,
             })
+        return usage
+
+    def usage_report(self) -> dict[str, Any]:
+        """``usage()`` with the cost in money when prices were given (the JSON report's ``run.usage``)."""
+        usage: dict[str, Any] = dict(self.usage())
+        if self.cost is not None:
+            usage["cost"] = self.cost.to_dict()
         return usage
 
     def notes(self) -> list[str]:

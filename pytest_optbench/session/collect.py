@@ -211,14 +211,15 @@ class OptbenchItem(pytest.Function):
             pytest.skip(NO_MODEL_REASON)
         try:
             prompts = worker.elicit(target, self.specs)
-            name = as_model(target).name
+            model = as_model(target)
+            name, version = model.name, str(getattr(model, "version", "") or "")
         except TypeError as exc:
             raise ItemFailed(str(exc)) from None
         worker.note_source(source, name)
         record = ItemRecord(
             suite=self.suite.id, item=self.case.id, condition=self.condition.name,
             kind=self.case.kind, file=self.suite.path, model=name,
-            prompts=prompts,
+            prompts=prompts, model_version=version,
             track=self.suite.track if self.case.kind == "inverted_pair" else None,
             domain=self.case.domain, language=self.suite.language,
             expected=self.case.fields.get("expected"), outcome=self.case.fields.get("outcome"),

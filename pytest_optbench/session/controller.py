@@ -21,6 +21,7 @@ from ..text.display import one_line, printable
 
 if TYPE_CHECKING:
     from ..records.item import ItemRecord
+    from ..scoring.cost import Prices
     from ..scoring.gates.evaluate import Verdict
     from ..scoring.gates.spec import Gate
     from ..scoring.outcome import Outcome
@@ -46,6 +47,7 @@ class ControllerSession:
         self.output_errors: list[str] = []  # one sentence per report not written (or baseline not compared)
         self.pending: dict[tuple[str, str, str], ItemRecord] = {}  # answers still in open provider batches
         self.extra: dict[str, Any] = {}  # more sections of the report's run metadata (shard, merge)
+        self.prices: Prices | None = None  # --optbench-prices: the run's cost in money
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
@@ -101,10 +103,18 @@ class ControllerSession:
     def settings_snapshot(self) -> dict[str, Any]:
         """The settings that change answers, as the report records and a baseline compares them."""
         models = sorted({r.model for r in self.records.values()})
+        versions = sorted({r.model_version for r in self.records.values() if r.model_version})
+        served = sorted({a.served_model for r in self.records.values() for a in r.answers() if a.served_model})
+        fingerprints = sorted({a.system_fingerprint for r in self.records.values() for a in r.answers()
+                               if a.system_fingerprint})
         settings = self.options.settings
         return {
             # Who answered (a conftest fixture may answer instead of --model, see AnswerSource).
             "model": (models[0] if len(models) == 1 else models) if models else self.options.model_spec,
+            # What it declared it is (a version or fingerprint), and who the API said served it.
+            "model_version": (versions[0] if len(versions) == 1 else versions) if versions else None,
+            "served_models": served,
+            "system_fingerprints": fingerprints,
             "base_url_set": self.options.base_url is not None,
             "keep_fifty": self.options.keep_fifty,
             "samples_override": settings.samples,
@@ -131,7 +141,7 @@ class ControllerSession:
             "baseline": self.baseline_display,
             "answered_by": list(self.facts.sources),
             "strict": options.strict,
-            "usage": self.outcome.usage() if self.outcome else {},
+            "usage": self.outcome.usage_report() if self.outcome else {},
             "requests": dict(self.requests),
             "provider_notes": self.outcome.notes() if self.outcome else [],
             "engine": {"concurrency": options.engine.concurrency, "max_retries": options.engine.max_retries,
@@ -182,7 +192,8 @@ class ControllerSession:
                                 strict=self.options.strict, thresholds=self.thresholds_display)
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
                                language_skews(aggregates, records, options), comparison, warnings,
-                               self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)])
+                               self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)],
+                               prices=self.prices)
         return self.outcome
 
     def write_outputs(self, outcome: Outcome) -> list[str]:
@@ -253,8 +264,8 @@ class ControllerSession:
         # The message rounds every number the way the terminal shows it.
         from ..report.model.tables import gate_message
 
-        source = self.thresholds_display or "thresholds.yaml"
         for verdict in verdicts:
+            source = verdict.gate.source or self.thresholds_display or "thresholds.yaml"
             where = f"{verdict.suite}/{verdict.condition}" if verdict.suite else "no matching suite"
             nodeid = f"{source}::{verdict.gate.metric} {verdict.gate.bound_text}[{where}]"
             message = gate_message(verdict)

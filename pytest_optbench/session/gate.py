@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ SET = "(set in the run)"  # stands for a value the report only says was given (a
 @dataclass(frozen=True)
 class GateArgs:
     report: Path
-    thresholds: Path | None = None
+    thresholds: Path | Sequence[Path] | None = None  # one file, or several whose gates add up
     baseline: Path | None = None
     output: Path | None = None  # the scored JSON report
     markdown: Path | None = None
@@ -42,6 +42,7 @@ class GateArgs:
     verbose: int = 0
     root: Path = Path(".")
     multiplicity: str | None = None  # --multiplicity; None: the thresholds file's, else holm
+    prices: Path | None = None  # --prices: the run's cost in money
 
 
 class _Config:
@@ -71,28 +72,35 @@ def run_gate(args: GateArgs, write: Callable[[str], None]) -> int:
     """Score and gate; usage errors (unreadable report, thresholds or baseline) raise ReportError,
     ThresholdsError or ValueError with one sentence."""
     from ..report.summary import write_summary
-    from ..scoring.gates.spec import DEFAULT_MULTIPLICITY, read_thresholds
+    from ..scoring.gates.spec import DEFAULT_MULTIPLICITY, read_thresholds_files
 
     data = load_report(args.report)
     records = report_records(data, args.report)
     pending = pending_records(data, args.report)
     run = data["run"]
-    thresholds = args.thresholds
-    if thresholds is None and (args.root / THRESHOLDS_FILE).is_file():
-        thresholds = args.root / THRESHOLDS_FILE
-    elif thresholds is not None and not thresholds.is_file():
-        raise ValueError(f"--thresholds {thresholds}: no such file.")
-    options = options_from_run(run, args, thresholds)
+    given = args.thresholds
+    thresholds = [given] if isinstance(given, Path) else list(given or [])
+    if not thresholds and (args.root / THRESHOLDS_FILE).is_file():
+        thresholds = [args.root / THRESHOLDS_FILE]
+    for path in thresholds:
+        if not path.is_file():
+            raise ValueError(f"--thresholds {path}: no such file.")
+    options = options_from_run(run, args, tuple(thresholds))
     gates: list[Any] = []
     display: str | None = None
     multiplicity = None
-    if thresholds is not None:
-        display = display_path(thresholds, args.root.resolve())
-        read = read_thresholds(thresholds, display)
+    if thresholds:
+        files = [(path, display_path(path, args.root.resolve())) for path in thresholds]
+        read = read_thresholds_files(files)
         gates, multiplicity = read.gates, read.multiplicity
+        display = " + ".join(shown for _, shown in files)
     controller = ControllerSession(options, gates, display, f"gate-{uuid.uuid4().hex}",
                                    multiplicity=args.multiplicity or multiplicity or DEFAULT_MULTIPLICITY)
     controller.load_baseline(args.root.resolve())
+    if args.prices is not None:
+        from ..scoring.cost import read_prices
+
+        controller.prices = read_prices(args.prices, display_path(args.prices, args.root.resolve()))
     controller.records = {r.key: r for r in records}
     controller.pending = {r.key: r for r in pending}
     controller.missing = [str(m) for m in data.get("items_without_results") or []]
@@ -133,7 +141,7 @@ def pending_records(data: Mapping[str, Any], path: Path) -> list[ItemRecord]:
         raise ReportError(f"{path}: an entry of 'items_pending' is malformed ({type(exc).__name__}: {exc}).") from None
 
 
-def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: Path | None) -> RunOptions:
+def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: tuple[Path, ...]) -> RunOptions:
     """The run's scoring settings, checked: a report edited by hand fails with one sentence."""
 
     def get(key: str, ok: Callable[[Any], bool], what: str, default: Any) -> Any:
@@ -165,7 +173,7 @@ def options_from_run(run: Mapping[str, Any], args: GateArgs, thresholds: Path | 
         base_url=SET if run.get("base_url_set") else None,
         seed=seed, keep_fifty=keep_fifty, n_resamples=resamples, base_rate=base_rate,
         settings=Settings(samples, temperature, SET if run.get("system_prompt_override") else None),
-        thresholds_path=thresholds, report_path=args.output, markdown_path=args.markdown, html_path=args.html,
+        thresholds_paths=thresholds, report_path=args.output, markdown_path=args.markdown, html_path=args.html,
         baseline_path=args.baseline,
         engine=EngineSettings(max_tokens=max_tokens if isinstance(max_tokens, int) else None,
                               offline=bool(engine.get("offline", False))),

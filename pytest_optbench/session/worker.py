@@ -77,6 +77,7 @@ class WorkerSession:
         self.calls: ModelCalls | None = None  # the limits on a conftest model's calls
         self.stop_reported = False  # an item already failed because the session stopped asking
         self.status: Callable[[str], None] | None = None  # batch mode: a status line now and then
+        self.close_progress: Callable[[], None] | None = None  # ends the progress display (session/progress.py)
 
     def build_model(self) -> None:
         """The --model, and for an API provider its response store (opened now, so a corrupt
@@ -195,7 +196,8 @@ class WorkerSession:
             records = elicit(as_model(model), specs)
         else:
             if self.calls is None:
-                self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline)
+                self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline,
+                                        max_reply=self.options.max_reply)
             records = elicit(as_model(model), specs, self.calls)
             stopped = self.calls.stop_reason
         if stopped and any(a.error for r in records for a in r.answers):
@@ -282,7 +284,8 @@ def get_worker(config: pytest.Config) -> WorkerSession:
 def provider_options(options: RunOptions) -> Any:
     from ..providers.remote import ProviderOptions
 
-    return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback)
+    return ProviderOptions(options.base_url, options.timeout, options.seed, elicit_fallback=options.elicit_fallback,
+                           max_reply=options.max_reply)
 
 
 def batch_elicitor(model: Any, store: Any, settings: Any, options: RunOptions, shard: tuple[int, int],

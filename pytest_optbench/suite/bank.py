@@ -1,6 +1,6 @@
 """The item bank in numbers: items per bank and language, counted from the suite files. Pure.
 
-``optbench bank`` prints it as the Markdown table the README shows (a test keeps the two
+``optbench bank`` prints it as the Markdown table docs/suites.md shows (a test keeps the two
 equal). A row is a bank: an English suite and its translations, tied by the id rule of
 translations.py; a cell is the suite's items, times its arms when it has several.
 """

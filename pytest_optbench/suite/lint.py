@@ -9,6 +9,8 @@ Warnings are problems of coverage and style. The rules of one item kind live wit
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -42,12 +44,25 @@ class Finding:
         return f"{where}: {self.severity}: {self.message}"
 
 
+# Folders a directory search skips, as pytest's default ``norecursedirs`` does (and any
+# virtualenv): ``optbench lint .`` checks a project, not its .venv or .git.
+SKIPPED_DIRS = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}", "__pycache__")
+
+
+def _skipped(directory: Path) -> bool:
+    return any(fnmatch.fnmatchcase(directory.name, p) for p in SKIPPED_DIRS) or (directory / "pyvenv.cfg").is_file()
+
+
 def suite_files(paths: Iterable[Path]) -> list[Path]:
-    """Every .yaml/.yml file under the paths, sorted (directories are searched recursively)."""
+    """Every .yaml/.yml file under the paths, sorted (directories are searched recursively,
+    without the folders pytest skips; a path given is searched whatever its name)."""
     files: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            files.update(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            for folder, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not _skipped(Path(folder, d)))
+                files.update(Path(folder, n) for n in names if n.endswith((".yaml", ".yml"))
+                             and Path(folder, n).is_file())
         elif path.is_file():
             files.add(path)
     return sorted(files)

@@ -174,7 +174,7 @@ class _Check:
         order = [i for i in ours if i in shared]
         expected = [i for i in theirs if i in shared]
         if order != expected:
-            first = next(a for a, b in zip(order, expected) if a != b)
+            first = next(a for a, b in zip(order, expected, strict=True) if a != b)
             self.add(first, WARNING, f"items are in another order than in {self.source.path} (first out of place "
                                      "here); keep the English order so the files can be read side by side")
 
@@ -204,7 +204,8 @@ class _Check:
         if isinstance(ladder, Sequence) and isinstance(english_ladder, Sequence):
             if len(ladder) != len(english_ladder):
                 self.add(item_id, ERROR, f"the ladder has {len(ladder)} rungs, {len(english_ladder)} in {path}")
-            for rung, (text, english) in enumerate(zip(ladder, english_ladder), start=1):
+            # A ladder of another length is the error above; its shared rungs are still compared.
+            for rung, (text, english) in enumerate(zip(ladder, english_ladder, strict=False), start=1):
                 self.text(item_id, f"ladder rung {rung}", str(text), str(english), adapted is not None)
 
     def text(self, item_id: str, key: str, text: str, english: str, adapted: bool) -> None:

@@ -45,12 +45,20 @@ class FakeAPI(Protocol):
     def support_n(self) -> bool: ...
 
     @property
+    def served_model(self) -> str | None: ...
+
+    @property
+    def system_fingerprint(self) -> str | None: ...
+
+    @property
     def reject_params(self) -> tuple[str, ...]: ...
 
     @property
     def anthropic_url(self) -> str: ...
 
     def _fault(self, handler: BaseHTTPRequestHandler, request: FakeRequest, fault: str) -> None: ...
+
+    def mangled(self, what: str, body: Any) -> Any: ...
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, content_type: str = "application/json",
@@ -209,8 +217,7 @@ class FakeBatches:
         if batch is None or not batch.ended:
             raise _Refused(404 if batch is None else 400, "invalid_request_error",
                            f"batch {batch_id} has no results yet")
-        data = "".join(json.dumps(r) + "\n" for r in batch.results).encode()
-        return fake._send(handler, 200, data, content_type="application/binary")
+        return fake._send(handler, 200, _jsonl(fake, "anthropic", batch.results), content_type="application/binary")
 
     # -- both -----------------------------------------------------------------------------
 
@@ -240,7 +247,7 @@ class FakeBatches:
                 elif batch.api == "openai":
                     batch.status = "in_progress"
         body = _openai_batch(batch) if batch.api == "openai" else _anthropic_batch(batch, fake.anthropic_url)
-        return fake._send(handler, 200, body)
+        return fake._send(handler, 200, fake.mangled(f"{batch.api}-batch", body))
 
     def _end(self, fake: FakeAPI, batch: FakeBatch) -> None:
         """Run the batch's lines (under the lock) and produce its results."""
@@ -280,16 +287,25 @@ class FakeBatches:
         batch.results = outputs + errors
         if outputs:
             batch.output_file_id = f"file-out-{batch.id}"
-            self.files[batch.output_file_id] = "".join(json.dumps(r) + "\n" for r in outputs).encode()
+            self.files[batch.output_file_id] = _jsonl(fake, "openai", outputs)
         if errors:
             batch.error_file_id = f"file-err-{batch.id}"
-            self.files[batch.error_file_id] = "".join(json.dumps(r) + "\n" for r in errors).encode()
+            self.files[batch.error_file_id] = _jsonl(fake, "openai", errors)
 
 
 class _Refused(Exception):
     def __init__(self, status: int, kind: str, message: str) -> None:
         super().__init__(message)
         self.status, self.kind, self.message = status, kind, message
+
+
+def _jsonl(fake: FakeAPI, api: str, lines: list[dict[str, Any]]) -> bytes:
+    """Result lines as JSONL, each through the fake's hostile hook (bytes replace a line's text)."""
+    out = []
+    for line in lines:
+        value = fake.mangled(f"{api}-batch-line", line)
+        out.append(value if isinstance(value, bytes) else json.dumps(value).encode())
+    return b"".join(part + b"\n" for part in out)
 
 
 def _error_body(api: str, kind: str, message: str) -> dict[str, Any]:
@@ -346,18 +362,21 @@ def _line_success(fake: FakeAPI, api: str, line: dict[str, Any], request: FakeRe
     tokens_in = tokens(request.system + request.user)
     if api == "anthropic":
         return {"custom_id": line.get("custom_id"), "result": {"type": "succeeded", "message": {
-            "id": f"msg_{line.get('custom_id')}", "type": "message", "role": "assistant", "model": request.model,
+            "id": f"msg_{line.get('custom_id')}", "type": "message", "role": "assistant",
+            "model": fake.served_model or request.model,
             "content": [{"type": "text", "text": fake.answer(request, 0)}], "stop_reason": "end_turn",
             "stop_sequence": None, "usage": {"input_tokens": tokens_in, "output_tokens": 2}}}}
     count = request.n if fake.support_n else 1
     choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": fake.answer(request, i)}}
                for i in range(count)]
+    body: dict[str, Any] = {
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+        "model": fake.served_model or request.model, "choices": choices,
+        "usage": {"prompt_tokens": tokens_in, "completion_tokens": 2 * count, "total_tokens": tokens_in + 2 * count}}
+    if fake.system_fingerprint is not None:
+        body["system_fingerprint"] = fake.system_fingerprint
     return {"id": f"batch_req_{line.get('custom_id')}", "custom_id": line.get("custom_id"), "error": None,
-            "response": {"status_code": 200, "request_id": f"req_{line.get('custom_id')}", "body": {
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                "model": request.model, "choices": choices,
-                "usage": {"prompt_tokens": tokens_in, "completion_tokens": 2 * count,
-                          "total_tokens": tokens_in + 2 * count}}}}
+            "response": {"status_code": 200, "request_id": f"req_{line.get('custom_id')}", "body": body}}
 
 
 def _line_error(api: str, line: dict[str, Any], fault: str) -> dict[str, Any]:

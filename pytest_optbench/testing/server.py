@@ -37,7 +37,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -55,9 +55,35 @@ from .logprobs import (
 )
 from .requests import FakeRequest, tokens
 
-__all__ = ["TOKEN_STYLES", "FakeAPI", "FakePosition", "FakeRequest", "fake_positions"]
+__all__ = ["TOKEN_STYLES", "FakeAPI", "FakePosition", "FakeRequest", "Streamed", "fake_positions", "huge_reply"]
 
 FAULTS = ("429", "500", "timeout", "garbage", "auth", "quota", "overloaded", "badjson", "badrequest")
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A body sent in chunks (chunked transfer encoding), ``delay`` seconds before each: a
+    reply larger than memory, made as it is sent, or one that trickles in."""
+
+    chunks: Iterable[bytes]
+    delay: float = 0.0
+    headers: tuple[tuple[str, str], ...] = ()  # e.g. (("content-encoding", "gzip"),)
+
+
+def huge_reply(size: int, head: bytes = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "',
+               tail: bytes = b'"}, "finish_reason": "stop"}]}', fill: bytes = b"7") -> Streamed:
+    """A JSON reply of about ``size`` bytes, made while it is sent (the server holds 1 MiB)."""
+    block = fill * (1 << 20)
+
+    def chunks() -> Iterable[bytes]:
+        yield head
+        left = max(0, size - len(head) - len(tail))
+        while left > 0:
+            yield block[:left]
+            left -= len(block)
+        yield tail
+
+    return Streamed(chunks())
 
 
 def default_answer(request: FakeRequest, index: int) -> str:
@@ -94,8 +120,19 @@ class FakeAPI:
     vllm_version: str = "0.12.0"
     gets: list[str] = field(default_factory=list)
     port_number: int = 0  # 0: any free port
+    # What a response says served it: the model id (default: the one asked for, as OpenAI's
+    # dated ids are not) and OpenAI's system_fingerprint (default: none sent).
+    served_model: str | None = None
+    system_fingerprint: str | None = None
     requests: list[FakeRequest] = field(default_factory=list)
     batches: FakeBatches = field(default_factory=FakeBatches)  # the batch APIs (testing_batches.py)
+    # A hostile server: called with what is about to be sent and its JSON value, returns what
+    # to send instead (any JSON value, raw bytes, or a ``Streamed`` body). ``what``: "openai",
+    # "completions", "anthropic" (real-time replies), "openai-batch", "anthropic-batch" (batch
+    # objects, on create and retrieve), "openai-batch-line", "anthropic-batch-line" (one line
+    # of a batch's results; bytes replace the line's text), "<api>-error" (the body of an
+    # injected fault: 429, 500, auth ...).
+    mangle: Callable[[str, Any], Any] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -228,13 +265,16 @@ class FakeAPI:
         if request.api in ("openai", "completions"):
             count = request.n if self.support_n else 1
             choices = [self._choice(request, i) for i in range(count)]
-            return self._send(handler, 200, {
+            reply: dict[str, Any] = {
                 "id": "chatcmpl-fake", "object": "chat.completion" if request.api == "openai" else "text_completion",
-                "created": int(time.time()), "model": request.model, "choices": choices,
+                "created": int(time.time()), "model": self.served_model or request.model, "choices": choices,
                 "usage": {"prompt_tokens": tokens(request.system + request.user),
                           "completion_tokens": 2 * count,
                           "total_tokens": tokens(request.system + request.user) + 2 * count},
-            })
+            }
+            if self.system_fingerprint is not None:
+                reply["system_fingerprint"] = self.system_fingerprint
+            return self._reply(handler, request.api, reply)
         text = self.answer(request, 0)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
         stop = "max_tokens" if self._cut_off(request, 0) else "end_turn"
@@ -243,11 +283,18 @@ class FakeAPI:
             content = [{"type": "tool_use", "id": "toolu_fake", "name": tool.get("name", "answer"),
                         "input": as_json(text)}]
             stop = "tool_use"
-        return self._send(handler, 200, {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": request.model,
+        return self._reply(handler, "anthropic", {
+            "id": "msg_fake", "type": "message", "role": "assistant", "model": self.served_model or request.model,
             "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": tokens(request.system + request.user), "output_tokens": 2},
         })
+
+    def _reply(self, handler: BaseHTTPRequestHandler, what: str, body: Any) -> None:
+        return self._send(handler, 200, self.mangled(what, body))
+
+    def mangled(self, what: str, body: Any) -> Any:
+        """What the hostile hook makes of a reply (the reply itself without one)."""
+        return body if self.mangle is None else self.mangle(what, body)
 
     def _choice(self, request: FakeRequest, index: int) -> dict[str, Any]:
         reason = "length" if self._cut_off(request, index) else "stop"
@@ -361,19 +408,33 @@ class FakeAPI:
         }[fault]
         body = ({"error": {"message": message, "type": kind, "code": kind}} if request.api == "openai"
                 else {"type": "error", "error": {"type": kind, "message": message}})
-        return self._send(handler, status, body, headers={k: v for k, v in headers.items() if v is not None})
+        return self._send(handler, status, self.mangled(f"{request.api}-error", body),
+                          headers={k: v for k, v in headers.items() if v is not None})
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, body: Any, content_type: str = "application/json",
               headers: dict[str, str] | None = None) -> None:
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         try:
             handler.send_response(status)
             handler.send_header("content-type", content_type)
-            handler.send_header("content-length", str(len(data)))
             for name, value in (headers or {}).items():
                 handler.send_header(name, value)
+            if isinstance(body, Streamed):
+                for name, value in body.headers:
+                    handler.send_header(name, value)
+                handler.send_header("transfer-encoding", "chunked")
+                handler.end_headers()
+                for chunk in body.chunks:
+                    if body.delay:
+                        time.sleep(body.delay)
+                    if chunk:
+                        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                        handler.wfile.flush()
+                handler.wfile.write(b"0\r\n\r\n")
+                return
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            handler.send_header("content-length", str(len(data)))
             handler.end_headers()
             handler.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a timeout test)
+            pass  # the client gave up (a timeout test, a reply too large to read)

@@ -274,3 +274,72 @@ def replies(draw: st.DrawFn) -> str:
 
 def finite_or_none(value: float | None) -> bool:
     return value is None or (isinstance(value, float | int) and math.isfinite(value))
+
+
+# --------------------------------------------------------------------------- server replies (issue 24)
+
+
+# Values a hostile server puts where a field belongs: wrong types, lone surrogates, huge and
+# non-finite numbers, dates that are no dates, ids that are paths.
+HOSTILE_FIELDS = ["\ud800", "\udfff tail", 1e308, -1e308, 10 ** 30, 10 ** 400, "tomorrow", [], {}, None, True, 3.0,
+                  -0.0, math.inf, -math.inf, math.nan, "../../etc/passwd", "9" * 5000, [5], {"type": 5}, "",
+                  "\x1b[2J", "x" * 3000, -1, 2 ** 63]
+reply_fields = st.one_of(st.sampled_from(HOSTILE_FIELDS), values)
+# (which path, what to do, the value): applied to whatever the server is about to send.
+mutations = st.tuples(st.integers(0, 10 ** 6), st.sampled_from(["set", "set", "set", "delete", "whole", "truncate"]),
+                      reply_fields)
+
+
+def mutate(body: Any, mutation: tuple[int, str, Any]) -> Any:
+    """``body`` with one value replaced or deleted, or replaced whole, or cut short (bytes)."""
+    index, action, value = mutation
+    if action == "whole":
+        return value
+    if action == "truncate":
+        data = json.dumps(body).encode()
+        return data[: index % max(1, len(data))]
+    body = copy.deepcopy(body)
+    paths = _paths(body)
+    if not paths:
+        return value
+    path = paths[index % len(paths)]
+    parent = body
+    for step in path[:-1]:
+        parent = parent[step]
+    if action == "delete" and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return body
+
+
+_CHAT_LOGPROBS = {"content": [{"token": "6", "logprob": -0.1, "bytes": [54], "top_logprobs": [
+    {"token": "6", "logprob": -0.1, "bytes": [54]}, {"token": "7", "logprob": -2.5, "bytes": [55]}]},
+    {"token": "5", "logprob": -0.2, "bytes": [53], "top_logprobs": [{"token": "5", "logprob": -0.2, "bytes": [53]}]}]}
+VALID_REPLIES: dict[str, Any] = {
+    "chat": {"id": "c", "object": "chat.completion", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "65"},
+         "logprobs": _CHAT_LOGPROBS},
+        {"index": 1, "finish_reason": "length", "message": {"role": "assistant", "content": '{"probability": 40}'}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 4}},
+    "completions": {"id": "t", "object": "text_completion", "choices": [
+        {"index": 0, "finish_reason": "stop", "text": " 65", "logprobs": {
+            "tokens": [" 6", "5"], "token_logprobs": [-0.1, -0.2], "top_logprobs": [{" 6": -0.1, " 7": -2.5}, {"5": -0.2}]}},
+        {"index": 1, "finish_reason": "stop", "text": "40", "logprobs": _CHAT_LOGPROBS}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 4}},
+    "anthropic": {"id": "m", "type": "message", "content": [{"type": "text", "text": "65"},
+                                                           {"type": "tool_use", "input": {"probability": 65}}],
+                  "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 2}},
+    "openai-batch": {"id": "batch_1", "object": "batch", "status": "completed", "output_file_id": "file-1",
+                     "error_file_id": None, "expires_at": 1900000000, "errors": {"data": [{"line": 1, "message": "x"}]},
+                     "request_counts": {"total": 2, "completed": 1, "failed": 1}},
+    "anthropic-batch": {"id": "msgbatch_1", "type": "message_batch", "processing_status": "ended",
+                        "expires_at": "2030-01-01T00:00:00Z", "results_url": "https://x/results",
+                        "request_counts": {"processing": 0, "succeeded": 2, "errored": 0, "canceled": 0,
+                                           "expired": 0}},
+    "openai-batch-line": {"custom_id": "k-0-1", "response": {"status_code": 200, "body": {
+        "choices": [{"message": {"content": "65"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1}}}, "error": None},
+    "anthropic-batch-line": {"custom_id": "k-0-1", "result": {"type": "succeeded", "message": {
+        "content": [{"type": "text", "text": "65"}], "usage": {"input_tokens": 3, "output_tokens": 1}}}},
+}

@@ -70,7 +70,8 @@ def test_batch_run_with_faults_then_a_rerun_finishes_without_resubmitting(optben
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
     faults = Faults("A person has worked on plan number 0 for several weeks.\n\n"
                     "What is the probability that plan 0 succeeds?")
-    with FakeAPI(batches=FakeBatches(polls=1, fault_for=faults.batch, line_fault=faults.line)) as server:
+    with FakeAPI(batches=FakeBatches(polls=1, fault_for=faults.batch, line_fault=faults.line),
+                 served_model="fake-model-2025-01-01", system_fingerprint="fp_batch") as server:
         first = run(optbench, server, "--optbench-batch-wait", "5")  # the held batch keeps it to the end
         assert first.ret == 0, first.text
         report = first.report
@@ -107,6 +108,9 @@ def test_batch_run_with_faults_then_a_rerun_finishes_without_resubmitting(optben
         answered = sum(r.n for r in server.batches.lines_run) - SAMPLES  # the one 500 line answered nothing
         assert answered == PROMPTS * SAMPLES
         assert SECRET not in second.text and SECRET not in first.text
+        # Batch answers carry who served them, as real-time ones do.
+        assert {(a["served_model"], a["system_fingerprint"]) for item in second.report["items"]
+                for p in item["prompts"] for a in p["answers"]} == {("fake-model-2025-01-01", "fp_batch")}
 
 
 def test_strict_mode_fails_pending_items_and_every_report_says_so(optbench_serial, env):

@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 # pytester's in-process runs drop the modules they import, and C extensions (numpy,
@@ -25,6 +24,7 @@ import pytest
 import scipy.stats  # noqa: F401
 import yaml
 from _limits import child_env, limited_command
+from _waiting import stop_within, wait_until
 
 from pytest_optbench.testing import FakeAPI
 
@@ -255,6 +255,53 @@ def test_a_hung_server_is_bounded_by_the_session_deadline(pytester, run):
     no_crash(text)
 
 
+def _content(value):
+    def mangle(what, body):
+        if what == "openai":
+            for choice in body["choices"]:
+                choice["message"]["content"] = value
+        return body
+    return mangle
+
+
+@pytest.mark.parametrize(("elicit", "content"), [("text", 65), ("json", [1, 2])])
+def test_content_that_is_no_text_fails_its_items_in_one_line_with_every_report(pytester, run, elicit, content):
+    pytester.makefile(".yaml", suite=pair_suite(2))
+    with FakeAPI(mangle=_content(content)) as api:
+        status, text = run("--model", "openai:fake", "--base-url", api.openai_url, "--optbench-elicit", elicit,
+                           "--optbench-retries", "0", "--optbench-report", "r.json", "--junitxml", "j.xml")
+    assert status == 1
+    no_crash(text)
+    said = "content is a number, not text" if content == 65 else "content[0] is a number, not an object"
+    assert f"choices[0].message.{said}" in text
+    report = json.loads((pytester.path / "r.json").read_text())
+    errors = {a["error"] for i in report["items"] for p in i["prompts"] for a in p["answers"]}
+    assert all("unusable answer" in e for e in errors)
+
+
+def test_a_server_that_stops_answering_ends_the_session_without_a_deadline(pytester, run):
+    pytester.makefile(".yaml", suite=pair_suite(20))
+    answered: set[str] = set()
+
+    def fault(request):
+        if len(answered) < 4 or request.user in answered:
+            answered.add(request.user)
+            return None
+        return "timeout"
+
+    with FakeAPI(fault_for=fault, timeout_sleep=5) as api:
+        status, text = run("--model", "openai:fake", "--base-url", api.openai_url, "--optbench-timeout", "0.2",
+                           "--concurrency", "2", "--optbench-report", "r.json", "-rs")
+        asked = len(api.requests)
+    assert status == 1
+    no_crash(text)
+    assert "the server stopped answering: 6 requests in a row timed out (0.2 s each, --optbench-timeout)" in text
+    assert asked <= 4 + 6 + 2  # the answered prompts' requests, the six, and those in flight: not 36 x 7
+    report = json.loads((pytester.path / "r.json").read_text())
+    kept = [a for i in report["items"] for p in i["prompts"] for a in p["answers"] if a.get("raw") is not None]
+    assert len(kept) == 2 * len(answered)  # every answer received is stored and reported
+
+
 def test_a_hung_conftest_model_times_out_then_is_left_alone(pytester, run):
     pytester.makefile(".yaml", suite=pair_suite(30))
     pytester.makeconftest(model_conftest("import time; time.sleep(60)"))
@@ -338,12 +385,11 @@ def test_ctrl_c_leaves_no_pending_task_behind(tmp_path):
     with FakeAPI(latency=1.0) as api:
         proc = _pytest(["--model", "openai:fake", "--base-url", api.openai_url, "--concurrency", "4"],
                        tmp_path, {"OPENAI_API_KEY": KEY})
-        for _ in range(600):  # until requests are in flight
-            if len(api.requests) >= 2:
-                break
-            time.sleep(0.05)
+        # Ctrl-C while requests are in flight (not during start-up, when Python's own
+        # KeyboardInterrupt would end the process before pytest runs, with exit 1).
+        wait_until(lambda: len(api.requests) >= 2, 60, "two requests in flight", proc)
         proc.send_signal(signal.SIGINT)
-        text, _ = proc.communicate(timeout=120)
+        text = stop_within(proc, 60, "the Ctrl-C")
     assert proc.returncode == 2, text
     assert "KeyboardInterrupt" in text
     assert "Task was destroyed but it is pending" not in text
@@ -356,19 +402,18 @@ def test_killed_xdist_controller_stops_its_workers(tmp_path):
     with FakeAPI(latency=0.1) as api:
         proc = _pytest(["--model", "openai:fake", "--base-url", api.openai_url, "--concurrency", "2", "-n", "2"],
                        tmp_path, {"OPENAI_API_KEY": KEY})
-        for _ in range(1200):
-            if len(api.requests) >= 6:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: len(api.requests) >= 6, 60, "six requests from the workers", proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         seen, quiet = len(api.requests), 0
-        for _ in range(200):  # wait until no request arrives for two seconds
-            time.sleep(0.1)
+
+        def quiet_for_two_seconds() -> bool:
+            nonlocal seen, quiet
             quiet = quiet + 1 if len(api.requests) == seen else 0
             seen = len(api.requests)
-            if quiet >= 20:
-                break
+            return quiet >= 20
+
+        wait_until(quiet_for_two_seconds, 20, "two seconds without a request from the orphaned workers", every=0.1)
     assert seen < 60  # 400 prompts: before, the workers went on for about 15 s
 
 

@@ -317,3 +317,125 @@ def test_logprobs_mode_with_a_server_that_rejects_it_falls_back_once(optbench, a
     assert sum("logprobs" in r.body for r in api.requests) <= 16  # found out once, not per prompt
     assert "logprobs elicitation is not available" in result.text
     assert "elicitation: 6 of 6 answers asked in json or logprobs mode were read as text" in result.text
+
+
+# --------------------------------------------------------------------------- progress without a terminal
+
+
+def test_without_a_terminal_a_plain_progress_line_says_done_of_total(optbench, api):
+    """The run's output is no terminal (captured here, as under CI): no redrawn line, but a
+    plain one when asking starts and one when everything is in; -q turns it off."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    first = run(optbench, api)
+    lines = [line for line in first.text.splitlines() if line.startswith("optbench: ")]
+    assert lines[0].startswith(f"optbench: 0 of {ANSWERS} answers (0%), 0.0 answers/s, 0 retries (0 after a 429)")
+    assert lines[-1].startswith(f"optbench: {ANSWERS} of {ANSWERS} answers (100%), ")
+    assert "done in" in lines[-1] and "\r" not in first.text
+    second = run(optbench, api)  # everything from the store: one line, at once
+    assert [line for line in second.text.splitlines() if line.startswith("optbench: ")] == [
+        (f"optbench: {ANSWERS} of {ANSWERS} answers (100%), {ANSWERS} from the store, 0.0 answers/s, "
+        "0 retries (0 after a 429), done in 0 s")]
+    quiet = run(optbench, api, "-q")
+    off = run(optbench, api, "--optbench-progress-interval", "0")
+    assert not any(line.startswith("optbench: ") for r in (quiet, off) for line in r.text.splitlines())
+
+
+# --------------------------------------------------------------------------- who served it
+
+
+def test_served_model_and_system_fingerprint_are_kept_per_answer_and_a_change_is_named(optbench, api):
+    """The API says which snapshot served each answer and (OpenAI) its backend fingerprint: both
+    go into the store and every answer of the report, survive a rerun from the store, and a
+    baseline served by another snapshot or fingerprint is named."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    api.served_model, api.system_fingerprint = "fake-model-2025-01-01", "fp_one"
+    first = run(optbench, api)
+    assert first.ret == 0, first.text
+    answers = every_answer(first.report)
+    assert {(a["served_model"], a["system_fingerprint"]) for a in answers} == {("fake-model-2025-01-01", "fp_one")}
+    assert first.report["run"]["served_models"] == ["fake-model-2025-01-01"]
+    assert first.report["run"]["system_fingerprints"] == ["fp_one"]
+    again = run(optbench, api)  # read back from the store: the same provenance
+    assert {(a["cached"], a["system_fingerprint"]) for a in every_answer(again.report)} == {(True, "fp_one")}
+    baseline = optbench.path / "base.json"
+    baseline.write_text(json.dumps(first.report))
+
+    api.served_model, api.system_fingerprint = "fake-model-2025-06-01", "fp_two"
+    second = run(optbench, api, "--optbench-baseline", str(baseline), store="store-2")  # a fresh store: asked again
+    differences = second.report["baseline"]["setting_differences"]
+    assert [d.split(" (")[0] for d in differences] == [
+        "served model: baseline fake-model-2025-01-01, now fake-model-2025-06-01",
+        "system_fingerprint: baseline fp_one, now fp_two"]
+    assert "baseline differs: system_fingerprint: baseline fp_one, now fp_two (the provider's backend" in second.text
+
+
+def test_a_report_without_provenance_is_no_evidence_of_a_change(optbench, api):
+    """A baseline from before provenance was kept (no served_models) names no difference."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    api.system_fingerprint = "fp_one"
+    first = run(optbench, api)
+    old = dict(first.report)
+    old["run"] = {k: v for k, v in first.report["run"].items()
+                  if k not in ("served_models", "system_fingerprints", "model_version")}
+    old["items"] = [{k: v for k, v in item.items() if k != "model_version"} | {"prompts": [
+        {**p, "answers": [{k: v for k, v in a.items() if k not in ("served_model", "system_fingerprint")}
+                          for a in p["answers"]]} for p in item["prompts"]]} for item in first.report["items"]]
+    (optbench.path / "old.json").write_text(json.dumps(old))
+    second = run(optbench, api, "--optbench-baseline", str(optbench.path / "old.json"))
+    assert second.ret == 0, second.text
+    assert second.report["baseline"]["setting_differences"] == []
+
+
+# --------------------------------------------------------------------------- cost in money
+
+
+PRICES = """
+currency: EUR
+prices:
+  "fake-model*": {input: 2.0, output: 8.0}   # per million tokens
+"""
+
+
+def test_with_prices_the_summary_json_step_summary_and_power_show_money(optbench, api, monkeypatch, capsys):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    optbench.write("prices.yaml", PRICES)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(optbench.path / "step.md"))
+    first = run(optbench, api, "--optbench-prices", "prices.yaml")
+    assert first.ret == 0, first.text
+    spent_in, spent_out = input_tokens(api.requests) * 2.0 / 1e6, 2 * ANSWERS * 8.0 / 1e6
+    cost = first.report["run"]["usage"]["cost"]
+    assert cost["currency"] == "EUR" and cost["unpriced_answers"] == {}
+    assert cost["input"] == pytest.approx(spent_in) and cost["output"] == pytest.approx(spent_out)
+    assert cost["paid_this_run"] == pytest.approx(spent_in + spent_out) and cost["from_store"] == 0
+    line = next(t for t in first.text.splitlines() if t.startswith("cost at the prices of prices.yaml: "))
+    assert line.startswith(f"cost at the prices of prices.yaml: EUR {spent_in + spent_out:.3g} paid in this run")
+    assert "cost at the prices of prices.yaml: EUR" in (optbench.path / "step.md").read_text()
+
+    second = run(optbench, api, "--optbench-prices", "prices.yaml")  # from the store: nothing paid now
+    again = second.report["run"]["usage"]["cost"]
+    assert again["paid_this_run"] == 0 and again["from_store"] == pytest.approx(spent_in + spent_out)
+    assert f"the {ANSWERS} answers read from the store had cost EUR" in second.text
+
+    # optbench power prices the items an effect needs, with the prices the report kept
+    capsys.readouterr()
+    from pytest_optbench.cli import main as optbench_main
+
+    assert optbench_main(["power", str(optbench.path / "report.json"), "--effect", "20", "--change"]) == 0
+    out = capsys.readouterr().out
+    table = out.splitlines()
+    header = next(t for t in table if t.startswith("samples per prompt"))
+    assert header.split() == ["samples", "per", "prompt", "items", "needed", "cost", "of", "a", "run"]
+    per_answer = (spent_in + spent_out) / ANSWERS
+    row = next(t for t in table if t.startswith("1 "))
+    items = int(row.split()[1].replace(",", ""))
+    assert row.split()[2:] == ["EUR", f"{items * 2 * 1 * per_answer:.3g}"]  # items x 2 prompts x 1 sample
+
+
+def test_a_bad_prices_file_is_a_usage_error_before_any_call(optbench, api):
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    optbench.write("prices.yaml", 'prices:\n  "fake-model": {input: 2, ouput: 8}\n')
+    result = run(optbench, api, "--optbench-prices", "prices.yaml")
+    assert result.ret == 4 and api.requests == []
+    assert ("prices.yaml, model 'fake-model', key 'ouput': is not a price key, did you mean 'output'?"
+            in result.text)
+    assert "Traceback" not in result.text

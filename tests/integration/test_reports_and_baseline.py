@@ -35,7 +35,10 @@ def test_identical_answers_show_no_change_and_gates_pass(optbench):
     run = optbench.run("--model", "sim:calibrated", "--optbench-baseline", baseline)
     assert run.ret == 0, run.text
     skew = next(c for c in run.report["baseline"]["changes"] if c["metric"] == "skew")
-    assert skew["delta"] == 0 and skew["ci_low"] == 0 and skew["ci_high"] == 0 and skew["n"] == 20
+    # No item differs, but whole-number answers cannot show a spread below their rounding:
+    # Student's interval at that floor (issue 27, D5), not the certainty of [0, 0].
+    assert skew["delta"] == 0 and skew["n"] == 20
+    assert -0.5 < skew["ci_low"] < 0 < skew["ci_high"] < 0.5
     assert run.report["baseline"]["setting_differences"] == []
     assert [g["verdict"] for g in run.report["gates"]] == ["pass", "pass"]
 
@@ -160,3 +163,70 @@ def test_compare_and_baseline_commands(optbench, capsys):
     (root / "bad.json").write_text("[]")
     assert optbench_main(["baseline", str(root / "bad.json")]) == 2
     assert "not a pytest-optbench JSON report" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+ACME_CONFTEST = """
+    import pytest
+    from pytest_optbench.api import declare_model, fingerprint
+
+    @pytest.fixture(scope="session")
+    def optbench_model(pytestconfig):
+        system = (pytestconfig.rootpath / "acme_prompt.txt").read_text()
+        upbeat = "upbeat" in system
+
+        @declare_model(name="acme-pipeline", version=fingerprint(system))
+        def acme_pipeline(prompt):   # the app's own prompt decides its answers
+            if prompt.meta["role"] == "positive":
+                return "75" if upbeat else "60"
+            return "40"
+
+        return acme_pipeline
+"""
+
+
+def test_a_wrapper_that_changes_its_own_prompt_is_named_by_the_baseline_and_fails_the_change_gate(optbench):
+    """The pull-request flow with a conftest pipeline: its system prompt is its own, so the
+    suite's prompt hash cannot see it change; the fingerprint it declares does."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=20))
+    optbench.write("conftest.py", ACME_CONFTEST)
+    optbench.write("acme_prompt.txt", "Be careful.")
+    main = optbench.run()  # on main: the baseline
+    assert main.ret == 0, main.text
+    assert main.report["run"]["model"] == "acme-pipeline"
+    version = main.report["run"]["model_version"]
+    assert version.startswith("sha256:") and {i["model_version"] for i in main.report["items"]} == {version}
+    assert "model acme-pipeline (the optbench_model fixture of conftest.py)" in main.text
+    shutil.copy(optbench.path / "report.json", optbench.path / "base.json")
+
+    optbench.write("thresholds.yaml", CHANGE_GATES)
+    optbench.write("acme_prompt.txt", "Be upbeat.")  # the pull request: the app's prompt changed
+    pull = optbench.run("--optbench-baseline", "base.json")
+    assert pull.ret == 1
+    changed = pull.report["run"]["model_version"]
+    assert changed != version
+    assert pull.report["baseline"]["suites_with_changed_prompts"] == []  # the suite's prompts did not change
+    named = f"model_version: baseline {version!r}, now {changed!r}"
+    assert any(d.startswith(named) for d in pull.report["baseline"]["setting_differences"])
+    assert f"baseline differs: {named} (the version or fingerprint the model declares" in pull.text
+    failure = next(line for line in pull.text.splitlines() if line.startswith("gate skew increase <= 2 (ci) failed"))
+    assert failure.endswith(f"; against the baseline, {named}")
+
+
+def test_an_undeclared_pipeline_is_labelled_by_its_function_name(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=2))
+    optbench.write("conftest.py", """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def optbench_model():
+            def acme_pipeline(prompt):
+                return "55"
+            return acme_pipeline
+    """)
+    run = optbench.run()
+    assert run.ret == 0, run.text
+    assert run.report["run"]["model"] == "acme_pipeline" and run.report["run"]["model_version"] is None
+    assert "<locals>" not in run.text

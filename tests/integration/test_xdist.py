@@ -108,16 +108,20 @@ ITEMS = 12
 PROMPTS = 2 * ITEMS
 
 
-def test_workers_split_the_prompts_and_the_concurrency(optbench, monkeypatch, openai_sdk):
+def test_workers_split_the_prompts_and_the_concurrency(optbench, monkeypatch, openai_sdk, capfd):
     """Each prompt is asked once, by the worker whose shard holds it; both workers get a
-    share; ``--concurrency 4`` gives each worker 2; a second run reads everything back."""
+    share; ``--concurrency 4`` gives each worker 2; a second run reads everything back. With
+    no terminal, each worker writes its own progress lines to the stderr it was started with
+    (here capfd's, which the worker processes inherit)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
     optbench.write("conftest.py", WORKER_PROBE)
     with FakeAPI() as api:
         args = ("--model", "openai:fake-model", "--base-url", api.openai_url, "--concurrency", "4",
                 "--optbench-cache-dir", str(optbench.path / "store"))
+        capfd.readouterr()
         first = optbench.run(*args, xdist=True)
+        progress = [line for line in capfd.readouterr().err.splitlines() if line.startswith("optbench [gw")]
         asked = [r.user for r in api.requests]
         workers = probes(optbench)
         for path in optbench.path.glob("probe-*.json"):
@@ -127,6 +131,10 @@ def test_workers_split_the_prompts_and_the_concurrency(optbench, monkeypatch, op
     assert first.ret == second.ret == 0, first.text
     first.result.assert_outcomes(passed=ITEMS)
     assert len(asked) == len(set(asked)) == PROMPTS
+    finals = sorted(line.split(":")[0] for line in progress if "(100%)" in line and "done in" in line)
+    assert finals == ["optbench [gw0]", "optbench [gw1]"], progress
+    shares = [int(line.split(" of ")[1].split()[0]) for line in progress if "(100%)" in line]
+    assert sum(shares) == PROMPTS * 3  # each worker counts its own share of the answers
     assert {w: (tuple(p["shard"]), p["concurrency"]) for w, p in workers.items()} == {
         "gw0": ((0, 2), 2), "gw1": ((1, 2), 2)}
     assert min(p["requests"] for p in workers.values()) > 0  # both workers asked their share

@@ -28,7 +28,7 @@ LAYERS = [
     ("providers",),
     ("elicit", "scoring"),
     ("report",),
-    ("session", "cli"),
+    ("session", "cli", "scaffold"),
     ("plugin", "api"),
 ]
 MAX_LOOSE_MODULES = 6  # modules directly in the package, beside __init__.py
@@ -172,3 +172,10 @@ def test_every_name_the_benchmarks_import_exists() -> None:
                 missing += [f"{path.name}: {a.name}" for a in node.names
                             if a.name.startswith("pytest_optbench") and importlib.util.find_spec(a.name) is None]
     assert bench.is_dir() and not missing
+
+
+def test_unit_tests_mirror_the_package() -> None:
+    """Each folder of tests/unit is a package folder of the same path (what it tests)."""
+    unit_tests = Path(__file__).parent
+    folders = [d.relative_to(unit_tests) for d in unit_tests.rglob("*") if d.is_dir() and d.name != "__pycache__"]
+    assert folders and not [str(f) for f in folders if not (PACKAGE / f / "__init__.py").exists()]

@@ -55,7 +55,7 @@ def unique_labels(labels: Sequence[str]) -> list[str]:
 
 
 def compare_runs(runs: Sequence[tuple[str, Report]]) -> list[CompareRun]:
-    return [CompareRun(label, data) for label, (_, data) in zip(unique_labels([label for label, _ in runs]), runs)]
+    return [CompareRun(label, data) for label, (_, data) in zip(unique_labels([label for label, _ in runs]), runs, strict=True)]
 
 
 def flat(value: Any) -> str:

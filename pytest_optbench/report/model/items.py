@@ -180,7 +180,7 @@ def worst_pairs(records: Sequence[ItemRecord], keep_fifty: bool, limit: int) -> 
         return []
     plus, minus = pair_answers(pairs, keep_fifty)
     worst: dict[tuple[str, str], tuple[ItemRecord, float, float, float]] = {}
-    for record, p, m, s in zip(pairs, plus, minus, pair_skews(plus, minus)):
+    for record, p, m, s in zip(pairs, plus, minus, pair_skews(plus, minus), strict=True):
         key = (record.suite, record.item)
         if np.isfinite(s) and (key not in worst or abs(s) > abs(worst[key][3])):
             worst[key] = (record, float(p), float(m), float(s))

@@ -195,7 +195,7 @@ class RunModel:
 
     @cached_property
     def gate_failures(self) -> tuple[str, ...]:
-        return tuple(failure_sentences(self.outcome.verdicts))
+        return tuple(failure_sentences(self.outcome.verdicts, self.outcome.comparison))
 
     @cached_property
     def gate_not_evaluated(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ...scoring.cost import cost_line
 from ...scoring.outcome import Outcome
 from .table import FAIL, WARN, Line
 
@@ -34,6 +35,8 @@ def scale_lines(outcome: Outcome, metadata: Mapping[str, Any]) -> list[Line]:
             f"real-time price): {int(usage['batch_input_tokens']):,} input + {int(usage['batch_output_tokens']):,} "
             f"output tokens, billed like {usage['batch_input_tokens'] * price:,.0f} + "
             f"{usage['batch_output_tokens'] * price:,.0f} at the real-time price"))
+    if outcome.cost is not None:
+        lines.append(Line(cost_line(outcome.cost, int(usage["from_store"])), WARN if outcome.cost.unpriced else ""))
     counts = metadata.get("requests") or {}
     if counts.get("batches_submitted") or counts.get("batches_collected"):
         resubmitted = int(counts.get("batch_lines_resubmitted", 0))

@@ -341,14 +341,26 @@ def _at_tolerance(verdict: Verdict) -> str:
     return "" if tolerance is None else f" at tolerance {tolerance:g} pp"
 
 
-def failure_sentences(verdicts: Sequence[Verdict]) -> list[str]:
+def failure_sentences(verdicts: Sequence[Verdict], comparison: Comparison | None = None) -> list[str]:
+    """One sentence per failed gate; a failed change gate also names what changed against the
+    baseline (the model's declared version, the served model, settings, prompts)."""
+    changed = changed_text(comparison) if comparison is not None else ""
     out = []
     for v in verdicts:
         if v.verdict == FAIL:
             estimate, ci = gate_evidence(v)
+            also = f"; against the baseline, {changed}" if changed and v.gate.is_change else ""
             out.append(f"gate {v.gate.metric} {v.gate.bound_text}{_at_tolerance(v)} ({v.gate.evidence}) failed on "
-                       f"{v.suite}/{v.condition}: estimate {estimate}, 95% CI {ci} ({v.reason})")
+                       f"{v.suite}/{v.condition}: estimate {estimate}, 95% CI {ci} ({v.reason}){also}")
     return out
+
+
+def changed_text(comparison: Comparison) -> str:
+    """What differs from the baseline run, in one clause ("" when nothing does)."""
+    parts = [d.split(" (", 1)[0] for d in comparison.setting_differences]
+    if comparison.changed_suites:
+        parts.append(f"the prompts of {', '.join(comparison.changed_suites)} changed")
+    return "; ".join(parts)
 
 
 def not_evaluated_sentences(verdicts: Sequence[Verdict]) -> list[str]:

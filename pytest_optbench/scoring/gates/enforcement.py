@@ -52,7 +52,7 @@ def gate_warnings(verdicts: Iterable[Verdict], thresholds: str | None) -> list[R
     for v in verdicts:
         if v.verdict != NOT_EVALUATED:
             continue
-        where = f" ({thresholds or 'thresholds'}, line {v.gate.line})" if v.gate.line else ""
+        where = f" ({v.gate.source or thresholds or 'thresholds'}, line {v.gate.line})" if v.gate.line else ""
         on = f" on {v.suite}/{v.condition}" if v.suite is not None else ""
         out.append(RunWarning("gate-not-evaluated", f"gate {v.gate.metric} {v.gate.bound_text}{where}{on} was not "
                               f"evaluated: {v.reason}"))

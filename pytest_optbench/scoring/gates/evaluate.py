@@ -17,7 +17,7 @@ from ...metrics.power import detectable_crossing
 from ..aggregate import Aggregate, metric_applies
 from ..baseline import Comparison
 from ..minimum_data import shortfall, total_for, unit, usable_text
-from .reasons import NO_BASELINE, ONLY_WITH, unmatched_reason, unshared_reason
+from .reasons import NO_BASELINE, NO_HONEST_INTERVAL, ONLY_WITH, unmatched_reason, unshared_reason
 from .spec import (
     DEFAULT_MULTIPLICITY,
     EFFECT_METRICS,
@@ -143,6 +143,10 @@ def _change_verdicts(gate: Gate, comparison: Comparison | None) -> list[Verdict]
                                 reason=short))
             continue
         low, high = change.ci_low, change.ci_high
+        if gate.evidence == "ci" and (why := change.interval_reason) is not None:
+            rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, change.delta, n=change.n,
+                                reason=NO_HONEST_INTERVAL + why))
+            continue
         if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
             rows.append(Verdict(gate, change.suite, change.condition, NOT_EVALUATED, change.delta, n=change.n,
                                 reason="too few shared items for a confidence interval"))
@@ -166,7 +170,7 @@ def _test_of_bound(gate: Gate, confidence: Confidence | None) -> dict[str, Any]:
         return {}
     kind, bound = gate._plain()
     p = _finite(p_crossing(confidence, kind, bound))
-    detectable = _finite(detectable_crossing(confidence, GATE_ALPHA))
+    detectable = _finite(detectable_crossing(confidence, GATE_ALPHA, side=kind, bound=bound))
     ideal = _ideal(gate)
     underpowered = (gate.evidence == "ci" and detectable is not None and ideal is not None
                     and 0 < abs(bound - ideal) < detectable)
@@ -235,6 +239,11 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
         return Verdict(gate, suite, condition, NOT_EVALUATED, n=agg.n, n_total=total, reason=reason)
     if (short := shortfall(agg.n, total, gate.required_n, what)) is not None:
         return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total, reason=short)
+    if gate.evidence == "ci" and (why := agg.interval_reason) is not None:
+        # The method cannot give an honest interval here (no spread, a separated sample, a
+        # bias correction beyond the draws): the gate decides nothing, either way.
+        return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total,
+                       reason=NO_HONEST_INTERVAL + why)
     if gate.evidence == "ci" and not (math.isfinite(low) and math.isfinite(high)):
         return Verdict(gate, suite, condition, NOT_EVALUATED, value, n=agg.n, n_total=total,
                        reason="too few items for a confidence interval")

@@ -17,6 +17,9 @@ from ..aggregate import METRIC_KINDS
 if TYPE_CHECKING:
     from .spec import Gate
 
+# A CI gate on an estimate whose method cannot give an honest interval (the aggregate's or
+# change's ``interval_reason``): not evaluated, and the reason follows this prefix.
+NO_HONEST_INTERVAL = "no honest confidence interval: "
 NO_BASELINE = ("no baseline run was given: pass --optbench-baseline REPORT.json (the JSON report of a run on "
                "the main branch), or drop the change gate from this run's thresholds")
 ONLY_WITH = {

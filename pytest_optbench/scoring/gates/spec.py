@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,10 @@ class Gate:
     tolerance: float | None = None
     line: int = 0
     min_n: int | None = None  # None: the documented default (scoring/minimum_data.py)
+    source: str = ""  # the thresholds file it came from, as shown (one of several --thresholds)
+    # The suite ids it may judge at most (the bundled default gates judge only the bundled
+    # suites); None: every suite its globs match.
+    scope: frozenset[str] | None = None
 
     @property
     def is_change(self) -> bool:
@@ -91,6 +95,8 @@ class Gate:
         return CHANGE_KEYS.get(self.bound_kind, self.bound_kind), self.bound
 
     def matches(self, suite: str, condition: str) -> bool:
+        if self.scope is not None and suite not in self.scope:
+            return False
         suite_ok = not self.suites or any(fnmatch.fnmatchcase(suite, g) for g in self.suites)
         cond_ok = not self.conditions or any(fnmatch.fnmatchcase(condition, g) for g in self.conditions)
         return suite_ok and cond_ok
@@ -131,6 +137,22 @@ def read_thresholds(path: Path, display: str | None = None) -> Thresholds:
     return Thresholds(parse_thresholds(data, display), parse_multiplicity(data, display))
 
 
+def read_thresholds_files(files: Sequence[tuple[Path, str]]) -> Thresholds:
+    """Several thresholds files (``--thresholds`` repeated): their gates add up, each gate
+    keeping its file; their ``multiplicity`` settings must agree."""
+    gates: list[Gate] = []
+    chosen: tuple[str, str] | None = None  # (multiplicity, the file that set it)
+    for path, display in files:
+        read = read_thresholds(path, display)
+        gates += [replace(g, source=display) for g in read.gates]
+        if read.multiplicity is not None:
+            if chosen is not None and chosen[0] != read.multiplicity:
+                raise _err(display, None, None, "multiplicity", f"is {read.multiplicity!r}, but {chosen[1]} sets "
+                           f"{chosen[0]!r}; the gates of one run have one error control: set it in one file")
+            chosen = (read.multiplicity, display)
+    return Thresholds(gates, chosen[0] if chosen else None)
+
+
 def load_thresholds(path: Path, display: str | None = None) -> list[Gate]:
     return read_thresholds(path, display).gates
 
@@ -156,23 +178,58 @@ def _err(display: str, index: int | None, line: int | None, key: str | None, mes
     return ThresholdsError(one_line(", ".join(parts), 300) + f": {one_line(message, 2000).rstrip('.')}.")
 
 
+class _Problems:
+    """Where parsing puts an error: raised at once (a session: one sentence), or kept while
+    parsing goes on (``optbench lint``: every error of the file)."""
+
+    def __init__(self, keep: bool) -> None:
+        self.keep = keep
+        self.found: list[ThresholdsError] = []
+
+    def add(self, error: ThresholdsError) -> None:
+        if not self.keep:
+            raise error
+        self.found.append(error)
+
+    def attempt(self, parse: Callable[[], Any], default: Any = None) -> Any:
+        """``parse()``, or ``default`` after keeping its error."""
+        try:
+            return parse()
+        except ThresholdsError as exc:
+            self.add(exc)
+            return default
+
+
 def parse_thresholds(data: Any, display: str) -> list[Gate]:
+    return _parse_thresholds(data, display, _Problems(keep=False))
+
+
+def thresholds_problems(data: Any, display: str) -> tuple[list[Gate], list[ThresholdsError]]:
+    """Every error of a parsed thresholds file (not only the first), and the gates that parsed."""
+    problems = _Problems(keep=True)
+    gates = _parse_thresholds(data, display, problems)
+    return gates, problems.found
+
+
+def _parse_thresholds(data: Any, display: str, problems: _Problems) -> list[Gate]:
     if data is None:
         return []
     if not isinstance(data, Mapping):
-        raise _err(display, None, None, None, "must be a mapping with 'optbench: 1' and 'gates'")
+        problems.add(_err(display, None, None, None, "must be a mapping with 'optbench: 1' and 'gates'"))
+        return []
     if data.get("optbench") != 1 or isinstance(data.get("optbench"), bool):
-        raise _err(display, None, None, "optbench", f"must be 1 (the format version), got {data.get('optbench')!r}")
-    unknown = set(data) - set(THRESHOLDS_KEYS)
-    if unknown:
-        key = min(map(str, unknown))
-        raise _err(display, None, None, key, f"unknown top-level key{hint(key, THRESHOLDS_KEYS)} "
-                   f"(allowed: {', '.join(THRESHOLDS_KEYS)})")
-    parse_multiplicity(data, display)
+        problems.add(_err(display, None, None, "optbench",
+                          f"must be 1 (the format version), got {data.get('optbench')!r}"))
+    for key in sorted(map(str, set(data) - set(THRESHOLDS_KEYS))):
+        problems.add(_err(display, None, None, key, f"unknown top-level key{hint(key, THRESHOLDS_KEYS)} "
+                          f"(allowed: {', '.join(THRESHOLDS_KEYS)})"))
+    problems.attempt(lambda: parse_multiplicity(data, display))
     raw_gates = data.get("gates") or []
     if not isinstance(raw_gates, list):
-        raise _err(display, None, None, "gates", "must be a list of gates")
-    return [_parse_gate(display, i, raw) for i, raw in enumerate(raw_gates)]
+        problems.add(_err(display, None, None, "gates", "must be a list of gates"))
+        return []
+    gates = [_parse_gate(display, i, raw, problems) for i, raw in enumerate(raw_gates)]
+    return [g for g in gates if g is not None]
 
 
 def _number(display: str, index: int, line: int | None, key: str, value: Any) -> float:
@@ -199,47 +256,57 @@ def _globs(display: str, index: int, line: int | None, key: str, value: Any) -> 
     return tuple(value)
 
 
-def _parse_gate(display: str, index: int, raw: Any) -> Gate:
+def _parse_gate(display: str, index: int, raw: Any, problems: _Problems) -> Gate | None:
+    """One gate; None when it has an error (``problems`` raises or keeps each)."""
     line = getattr(raw, "line", None)
     if not isinstance(raw, Mapping):
-        raise _err(display, index, line, None, "each gate must be a mapping with 'metric' and a bound")
+        problems.add(_err(display, index, line, None, "each gate must be a mapping with 'metric' and a bound"))
+        return None
+    before = len(problems.found)
+
+    def err(key: str | None, message: str) -> ThresholdsError:
+        return _err(display, index, line, key, message)
+
     for key in raw:
         if key not in GATE_KEYS:
-            raise _err(display, index, line, str(key),
-                       f"unknown gate key{hint(str(key), GATE_KEYS)} (allowed: {', '.join(GATE_KEYS)})")
+            problems.add(err(str(key), f"unknown gate key{hint(str(key), GATE_KEYS)} (allowed: {', '.join(GATE_KEYS)})"))
     metric = raw.get("metric")
     if metric is None:
-        raise _err(display, index, line, "metric", "is required")
-    if not isinstance(metric, str) or metric not in METRIC_KINDS:
+        problems.add(err("metric", "is required"))
+    elif not isinstance(metric, str) or metric not in METRIC_KINDS:
         close = hint(metric, METRIC_KINDS) if isinstance(metric, str) else ""
-        raise _err(display, index, line, "metric", f"unknown metric {metric!r}{close} (known: {', '.join(METRIC_KINDS)})")
+        problems.add(err("metric", f"unknown metric {metric!r}{close} (known: {', '.join(METRIC_KINDS)})"))
     bounds = [k for k in (*BOUND_KEYS, *CHANGE_KEYS) if k in raw]
+    bound_kind, bound = (bounds[0], 0.0) if bounds else ("max", 0.0)
     if len(bounds) != 1:
-        raise _err(display, index, line, bounds[1] if bounds else None,
-                   "a gate needs exactly one of the bounds max, min, max_abs, max_increase, max_decrease, max_change")
-    bound_kind = bounds[0]
-    bound = _number(display, index, line, bound_kind, raw[bound_kind])
-    if bound_kind in ("max_abs", *CHANGE_KEYS) and bound < 0:
-        raise _err(display, index, line, bound_kind, "must not be negative")
+        problems.add(err(bounds[1] if bounds else None, "a gate needs exactly one of the bounds max, min, max_abs, "
+                         "max_increase, max_decrease, max_change"))
+    elif (bound := problems.attempt(lambda: _number(display, index, line, bound_kind, raw[bound_kind]), 0.0)) < 0 \
+            and bound_kind in ("max_abs", *CHANGE_KEYS):
+        problems.add(err(bound_kind, "must not be negative"))
     evidence = raw.get("evidence", "point")
     if evidence not in EVIDENCE:
-        raise _err(display, index, line, "evidence", f"must be 'point' or 'ci', got {evidence!r}")
-    tolerance = None
-    if "tolerance" in raw:
-        if metric not in VIOLATION_METRICS:
-            raise _err(display, index, line, "tolerance", f"applies only to violation-rate metrics, not {metric}")
-        tolerance = _number(display, index, line, "tolerance", raw["tolerance"])
-        if tolerance < 0:
-            raise _err(display, index, line, "tolerance", "must not be negative")
-    min_n = None
-    if "min_n" in raw:
-        value = raw["min_n"]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise _err(display, index, line, "min_n", f"must be a whole number of at least 1, got {value!r}")
-        min_n = value
-    return Gate(
-        metric=metric, bound_kind=bound_kind, bound=bound, evidence=evidence,
-        suites=_globs(display, index, line, "suites", raw.get("suites")),
-        conditions=_globs(display, index, line, "conditions", raw.get("conditions")),
-        tolerance=tolerance, line=line or 0, min_n=min_n,
-    )
+        problems.add(err("evidence", f"must be 'point' or 'ci', got {evidence!r}"))
+    tolerance = _tolerance(display, index, line, raw, metric, problems)
+    min_n = raw.get("min_n")
+    if "min_n" in raw and (isinstance(min_n, bool) or not isinstance(min_n, int) or min_n < 1):
+        problems.add(err("min_n", f"must be a whole number of at least 1, got {min_n!r}"))
+    suites = problems.attempt(lambda: _globs(display, index, line, "suites", raw.get("suites")), ())
+    conditions = problems.attempt(lambda: _globs(display, index, line, "conditions", raw.get("conditions")), ())
+    if len(problems.found) > before:
+        return None
+    return Gate(metric=str(metric), bound_kind=bound_kind, bound=bound, evidence=evidence, suites=suites,
+                conditions=conditions, tolerance=tolerance, line=line or 0, min_n=min_n)
+
+
+def _tolerance(display: str, index: int, line: int | None, raw: Mapping[str, Any], metric: Any,
+               problems: _Problems) -> float | None:
+    if "tolerance" not in raw:
+        return None
+    if metric not in VIOLATION_METRICS:
+        problems.add(_err(display, index, line, "tolerance", f"applies only to violation-rate metrics, not {metric}"))
+        return None
+    tolerance: float | None = problems.attempt(lambda: _number(display, index, line, "tolerance", raw["tolerance"]))
+    if tolerance is not None and tolerance < 0:
+        problems.add(_err(display, index, line, "tolerance", "must not be negative"))
+    return tolerance

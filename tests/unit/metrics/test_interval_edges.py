@@ -1,0 +1,258 @@
+"""Issue 27: intervals at the edges. Each test is one of the audit's reproduced cases (D1-D8)
+and failed before its fix; the comment under each name says what it gave then."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats as sps
+
+from pytest_optbench.metrics import calibration as cal
+from pytest_optbench.metrics import gate_tests
+from pytest_optbench.metrics.calibration_ci import binary_confidences
+from pytest_optbench.metrics.confidence import bootstrap_confidence, studentized_bootstrap
+from pytest_optbench.metrics.power import detectable_crossing
+from pytest_optbench.metrics.rates import rate_change_confidence
+
+SKEW_RANGE = (-100.0, 100.0)
+
+
+def test_d1_three_pairs_get_the_t_interval_not_the_whole_range() -> None:
+    """Before: [-100.0, +13.7]; resamples repeating one item kept t* ~ 1e8."""
+    cd = studentized_bootstrap(np.array([4.3, 6.9, 9.7]), np.random.default_rng(0), 10_000, SKEW_RANGE)
+    interval = cd.interval()
+    t = sps.t.isf(0.025, 2) * np.std([4.3, 6.9, 9.7], ddof=1) / math.sqrt(3)
+    assert interval.low == pytest.approx(6.9666667 - t, abs=1e-6)  # +0.3: Student's, the wider tail
+    assert interval.high == pytest.approx(6.9666667 + t, abs=1e-6)  # +13.7
+    assert np.all(np.abs(cd.t_draws) < 10)  # no degenerate resample left in
+
+
+def test_d1_values_equal_up_to_float_rounding_are_one_value() -> None:
+    """Three-item domains of the audit: two per-item Skews that are the same number summed in
+    another order (7.2 and 7.200000000000001) made resamples of "spread" 1e-15 with t* ~ 1e15."""
+    # Means of five whole-number answers per side: 10.4 once as 10.399999999999991, once as
+    # 10.400000000000006 (before: [-5.5, +100.0]).
+    x = np.array([1.4000000000000057, 10.399999999999991, 10.400000000000006])
+    interval = studentized_bootstrap(x, np.random.default_rng(1), 2000, SKEW_RANGE).interval()
+    same = studentized_bootstrap(np.array([1.4, 10.4, 10.4]), np.random.default_rng(1), 2000, SKEW_RANGE).interval()
+    assert interval.high == pytest.approx(same.high, abs=1e-9) and interval.high < 25
+    # Three distinct per-item Skews (before: [-100, +100]).
+    wide = studentized_bootstrap(np.array([5.200000000000003, 15.200000000000003, 9.400000000000006]),
+                                 np.random.default_rng(1), 2000, SKEW_RANGE).interval()
+    assert -10 < wide.low and wide.high < 30
+
+
+def test_d1_resamples_below_the_answers_resolution_have_no_spread() -> None:
+    """A three-item domain of the audit (track-c-recommendation-es, health_habits): Skews
+    11.2, 11.15, 6.2; resamples of the first two (SD 0.03 pp, below what whole-number answers
+    can show) had t* ~ 100 and gave [-100.0, +16.7]."""
+    x = np.array([11.200000000000003, 11.150000000000006, 6.199999999999989])
+    floor = math.sqrt(2 / 12)
+    interval = studentized_bootstrap(x, np.random.default_rng(0), 10_000, SKEW_RANGE, sd_floor=floor).interval()
+    t = sps.t.isf(0.025, 2) * np.std(x, ddof=1) / math.sqrt(3)
+    assert (interval.low, interval.high) == pytest.approx((x.mean() - t, x.mean() + t), abs=1e-6)  # Student's
+
+
+def test_d1_one_discordant_item_of_fifteen_is_not_the_whole_range() -> None:
+    """Before: an accuracy change with one discordant item of 15 got [-0.076, 1.000]."""
+    d = np.zeros(15)
+    d[4] = 1.0
+    interval = studentized_bootstrap(d, np.random.default_rng(1), 10_000, (-1.0, 1.0)).interval()
+    assert interval.low == pytest.approx(-0.0763, abs=1e-3)
+    assert 0.15 < interval.high < 0.3
+
+
+def test_d1_weighted_resamples_of_one_value_have_no_spread() -> None:
+    """The binary scores' resamples (weights): a resample on one value has se* exactly 0."""
+    from pytest_optbench.metrics.resample import weighted_mean_se
+
+    values = np.array([0.0289, 0.0441, 0.8281, 0.1681, 0.0081, 0.3249, 0.0529])  # Brier scores
+    weights = np.zeros((len(values), len(values)))
+    for i in range(len(values)):
+        weights[i, i] = len(values)  # a resample of one item, repeated
+    _, se = weighted_mean_se(values, weights)
+    assert np.all(se == 0.0)  # before: ~1e-9 for some (t* ~ 1e8 kept)
+    _, whole = weighted_mean_se(values, np.ones((1, len(values))))
+    assert whole[0] > 0
+
+
+def test_d2_a_separated_sample_gets_a_score_interval_not_a_point() -> None:
+    """Before: 16 perfectly separated items, AUC 1, CI [1, 1]."""
+    p = np.r_[np.linspace(0.6, 0.95, 8), np.linspace(0.05, 0.4, 8)]
+    y = np.r_[np.ones(8), np.zeros(8)]
+    _, cds = binary_confidences(lambda w: cal.whole_sample_metrics(p, y, w, with_auc=w is None), {}, p, y,
+                                np.random.default_rng(2), 1000)
+    interval = cds["auc"].interval()
+    assert cds["auc"].estimate == 1.0 and interval.high == 1.0
+    assert 0.7 < interval.low < 0.85 and "Newcombe" in interval.method
+    # Newcombe's score equation at the lower end: (1 - theta) = z sqrt(V(theta)).
+    theta, star = interval.low, 8.0
+    v = theta * (1 - theta) * (1 + (star - 1) * ((1 - theta) / (2 - theta) + theta / (1 + theta))) / 64
+    assert 1 - theta == pytest.approx(sps.norm.isf(0.025) * math.sqrt(v), rel=1e-6)
+
+
+def test_d2_auc_at_0983_and_15_items_covers() -> None:
+    """Before: at a true AUC of 0.983 and n = 15, 125 of 200 intervals had zero width and
+    coverage was 0.375."""
+    rng = np.random.default_rng(3)
+    big_y = (rng.random(400_000) < 0.5).astype(float)
+    big_p = np.round(1 / (1 + np.exp(-2 * (np.where(big_y == 1, 1.5, -1.5) + rng.standard_normal(big_y.size)))), 2)
+    truth = float(cal.auc(big_p, big_y))
+    assert truth == pytest.approx(0.983, abs=0.003)
+    covered = zero = total = 0
+    for _ in range(200):
+        index = rng.integers(0, big_y.size, 15)
+        p, y = big_p[index], big_y[index]
+        if y.min() == y.max():
+            continue
+        _, cds = binary_confidences(lambda w, p=p, y=y: {"auc": cal.auc(p, y)} if w is None else {}, {}, p, y,
+                                    rng, 10)
+        interval = cds["auc"].interval()
+        total += 1
+        zero += interval.high - interval.low < 1e-9
+        covered += interval.low <= truth <= interval.high
+    assert zero == 0 and covered / total >= 0.93
+
+
+def test_d3_reliability_of_calibrated_forecasts_has_no_infinite_end() -> None:
+    """Before: BC with z0 <= -0.88 gave a lower end of -inf (null in the JSON) for every one
+    of these 240-item calibrated samples."""
+    for seed in range(3):
+        g = np.random.default_rng(seed)
+        p = np.round(g.uniform(0.02, 0.98, 240), 2)
+        y = (g.random(240) < p).astype(float)
+        point, cds = binary_confidences(lambda w, p=p, y=y: cal.whole_sample_metrics(p, y, w), {}, p, y,
+                                        np.random.default_rng(1), 2000)
+        interval = cds["reliability"].interval()
+        assert cds["reliability"].reason is None
+        assert 0.0 == interval.low <= point["reliability"] <= interval.high < 0.05
+
+
+def test_d3_a_bias_correction_beyond_the_draws_is_no_interval_with_a_reason() -> None:
+    draws = np.random.default_rng(4).uniform(1.0, 2.0, 2000)  # every draw above the estimate
+    cd = bootstrap_confidence(draws, 0.5)
+    assert cd.reason is not None and "bias correction" in cd.reason
+    assert math.isnan(cd.interval().low)
+
+
+def test_d4_the_ece_gate_at_calibration_is_a_25_percent_test() -> None:
+    """Before: 'ece <= 0' failed calibrated forecasts 4.3-5.2% of the time at n = 60 (the null
+    quantile was taken at 95%, a 5% one-sided test)."""
+    rng = np.random.default_rng(5)
+    fails = 0
+    reps = 600
+    for _ in range(reps):
+        p = rng.uniform(0.02, 0.98, 60)
+        y = (rng.random(60) < p).astype(float)
+        _, cds = binary_confidences(lambda w, p=p, y=y: {"ece": cal.ece(p, y, w)}, {}, p, y, rng, 400)
+        fails += gate_tests.p_crossing(cds["ece"], "max", 0.0) < 0.025
+    assert fails / reps < 0.035  # nominal 0.025; before ~0.05
+
+
+def _overconfident_pool(n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """(p, y) of ``sim:overconfident`` on n known-answer items, through the real answer path."""
+    from pytest_optbench.elicit.engine import elicit
+    from pytest_optbench.options import Settings
+    from pytest_optbench.prompts.build import render_prompts
+    from pytest_optbench.providers.sim import SimulatedModel
+    from pytest_optbench.records.item import ItemRecord
+    from pytest_optbench.scoring.aggregate import binary_data
+    from pytest_optbench.suite.load import parse_suite
+
+    suite = parse_suite({"optbench": 1, "suite": "known", "kind": "binary", "defaults": {"samples": 5},
+                         "items": [{"id": f"b{k:05d}", "question": f"Is claim {k} true?", "outcome": k % 2 == 0}
+                                   for k in range(n)]}, "known.yaml", "known")
+    model = SimulatedModel("overconfident")
+    condition = suite.conditions[0]
+    records = [ItemRecord(suite.id, item.id, condition.name, item.kind, suite.path, model.name,
+                          elicit(model, render_prompts(suite, item, condition, Settings())),
+                          outcome=item.fields.get("outcome")) for item in suite.items]
+    p, y, _ = binary_data(records)
+    return p, y
+
+
+def test_ece_of_a_miscalibrated_model_covers_at_15_items() -> None:
+    """Before: the ECE (~0.19) of ``sim:overconfident`` covered ~0.90 at 15 items, the lower
+    end too high (the plug-in's upward bias, which the bootstrap sees only a sixth of)."""
+    rng = np.random.default_rng(6)
+    pool_p, pool_y = _overconfident_pool()
+    truth = float(np.abs(np.bincount(cal.bin_index(pool_p), pool_p - pool_y, 10)).sum() / pool_p.size)
+    assert 0.15 < truth < 0.25
+    covered = too_high = 0
+    reps = 400
+    for _ in range(reps):
+        index = rng.integers(0, pool_p.size, 15)
+        p, y = pool_p[index], pool_y[index]
+        _, cds = binary_confidences(lambda w, p=p, y=y: {"ece": cal.ece(p, y, w)}, {}, p, y, rng, 400)
+        interval = cds["ece"].interval()
+        covered += interval.low <= truth <= interval.high
+        too_high += truth < interval.low
+    assert covered / reps >= 0.94 and too_high / reps <= 0.025
+
+
+def test_d5_no_spread_with_a_resolution_is_students_interval_at_the_floor() -> None:
+    """Before: six items all at Skew 20 gave CI [20, 20] and p = 0 beyond it."""
+    floor = math.sqrt(2 / 12)  # Skew: two prompt means, whole-number answers
+    flat = studentized_bootstrap(np.full(6, 20.0), np.random.default_rng(7), 2000, SKEW_RANGE, sd_floor=floor)
+    interval = flat.interval()
+    half = sps.t.isf(0.025, 5) * floor / math.sqrt(6)
+    assert (interval.low, interval.high) == pytest.approx((20 - half, 20 + half))
+    assert gate_tests.p_crossing(flat, "max_abs", 19.9) > 0.025  # not certain any more
+    # One item at 20.5 is on the same footing (its spread is below the rounding's).
+    nudged = np.full(6, 20.0)
+    nudged[0] = 20.5
+    near = studentized_bootstrap(nudged, np.random.default_rng(7), 2000, SKEW_RANGE, sd_floor=floor)
+    assert near.interval().high - near.interval().low == pytest.approx(2 * half)
+
+
+def test_d5_no_spread_of_a_bounded_value_without_a_floor_gets_the_exact_bound() -> None:
+    cd = studentized_bootstrap(np.zeros(30), np.random.default_rng(8), 500, (-1.0, 1.0))
+    share = 1 - 0.025 ** (1 / 30)  # 0 of 30 items differ: Clopper-Pearson's one-sided bound
+    assert (cd.interval().low, cd.interval().high) == pytest.approx((-share, share))
+    assert cd.p_greater(-share) == pytest.approx(0.025)
+
+
+def test_d6_rate_change_of_runs_without_events_or_agreeing_item_for_item() -> None:
+    """Before: two item-for-item identical runs got +-0.14 at 30 items; the docs promised
+    about +-1/n for 0 events (it is +-3.7/n: 0 of 30 items bound the share that differs)."""
+    share = 1 - 0.025 ** (1 / 30)
+    ones, zeros = np.ones(30), np.zeros(30)
+    hits = np.r_[np.ones(3), np.zeros(27)]
+    for now, before in ((zeros, zeros), (hits, hits)):
+        interval = rate_change_confidence(now, ones, before, ones).interval()
+        assert (interval.low, interval.high) == pytest.approx((-share, share))
+    assert share == pytest.approx(0.1157, abs=1e-4)
+
+
+def test_d7_auc_p_value_agrees_with_its_interval() -> None:
+    """Before: AUC's p was Mann-Whitney's; it disagreed with "the CI excludes 0.5" in up to 24
+    of 350 runs."""
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        n = int(rng.integers(6, 40))
+        y = (rng.random(n) < 0.5).astype(float)
+        if y.min() == y.max():
+            continue
+        p = np.round(np.clip(0.5 + 0.15 * (y - 0.5) + 0.25 * rng.standard_normal(n), 0, 1), 1)
+        _, cds = binary_confidences(lambda w, p=p, y=y: {"auc": cal.auc(p, y)} if w is None else {}, {}, p, y,
+                                    rng, 10)
+        cd = cds["auc"]
+        interval = cd.interval()
+        assert (cd.p_value(0.5) < 0.05) == (not interval.low <= 0.5 <= interval.high)
+
+
+def test_d8_printed_detectable_crossing_of_a_skewed_mean_is_caught_at_least_75_percent() -> None:
+    """The crossing printed for a mean of right-skewed per-item values (a run's own items),
+    placed that far beyond the bound, is caught at least 75% of the time. (The case that failed
+    before the fix is the rate's: ``test_detectable_crossing_of_a_rate_is_exact_binomial_power``;
+    bench/bench_coverage.py --sections power measures every gate kind.)"""
+    rng = np.random.default_rng(10)
+    n, resamples = 40, 400
+    printed = np.median([detectable_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples),
+                                             side="max") for _ in range(60)])
+    bound = 1.0 - printed  # the truth (1) lies the printed crossing beyond the bound
+    caught = np.mean([gate_tests.p_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples), "max",
+                                            bound) < 0.025 for _ in range(300)])
+    assert 0.75 <= caught <= 0.93  # conservative on right-skewed items (docs/statistics.md, Power)
