@@ -45,7 +45,7 @@ import local_models
 from pytest_optbench.answers.parse import parse_answer
 from pytest_optbench.kinds import binary
 from pytest_optbench.prompts import modes
-from pytest_optbench.prompts.build import ANSWER_RULE, builtin_system_prompt
+from pytest_optbench.prompts.build import builtin_system_prompt
 from pytest_optbench.providers import completions
 
 JSON_TOLERANCE = 0.5  # pp: json values are the reply's own digits
@@ -55,12 +55,8 @@ LOGPROBS_TOLERANCE = 5.0  # pp: the issue's bound between a distribution's mean 
 def system_for(suite: str, mode: str) -> tuple[str, bool]:
     """The built-in system prompt the plugin sent, and whether the item is a yes/no one."""
     if suite == "known-answers":
-        if mode == modes.LOGPROBS:
-            return binary.YES_NO_PROMPT, True
-        system = binary.SYSTEM_PROMPT
-    else:
-        system = builtin_system_prompt("inverted_pair", "B")
-    return (system.replace(ANSWER_RULE, modes.JSON_RULE) if mode == modes.JSON else system), False
+        return (binary.YES_NO_PROMPT if mode == modes.LOGPROBS else binary.SYSTEM_PROMPT), mode == modes.LOGPROBS
+    return builtin_system_prompt("inverted_pair", "B"), False
 
 
 def free_request(model: local_models.LocalModel, endpoint: str, mode: str, system: str, user: str, yes_no: bool,

@@ -100,10 +100,6 @@ def render_prompts(suite: Suite, item: Item, condition: Condition, settings: Set
             yes_no = True
             if system == builtin_system_prompt(item.kind, suite.track):
                 system = binary.YES_NO_PROMPT
-    elif mode == modes.JSON:
-        # The reply is a JSON object, not "a single integer": the rule says so, so that the
-        # model's own reply without a grammar is the object too (prompts/modes.py).
-        system = system.replace(ANSWER_RULE, modes.JSON_RULE)
     fields = apply_condition(item, condition)
     template = suite.template or DEFAULT_TEMPLATE
     meta_base = {

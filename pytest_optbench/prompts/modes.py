@@ -76,10 +76,6 @@ NOT_JSON = "not a JSON answer object (the server ignored the schema); read as te
 JSON_BAD_FIELD = "JSON answer's 'probability' is not a number from 0 to 100"
 JSON_AMBIGUOUS = "JSON answer's 'probability' is exactly 1: 1% or certainty, ambiguous"
 
-# json mode: the answer rule ("Reply with a single integer from 0 to 100 and nothing else.")
-# becomes this one, which asks for what the grammar or schema enforces.
-JSON_RULE = 'Reply with a JSON object {"probability": P} and nothing else, P the probability in percent (0 to 100).'
-
 # The answer rule that replaces "Reply with a single integer ..." for yes/no items in
 # logprobs mode: P(yes) is read from the first token's distribution.
 YES_NO_RULE = "Answer with yes or no and nothing else."
