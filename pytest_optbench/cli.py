@@ -13,6 +13,8 @@
     optbench bank [PATH ...]          items per suite and language, as a Markdown table (default: the
                                       bank that ships with the package)
     optbench init [DIR]               a starting point: thresholds, a suite, conftest.py, a CI workflow
+    optbench explain "REPLY" [--question Q]   every number of a reply, the rule that decided
+                                      its role, and the reading (or why there is none)
 """
 
 from __future__ import annotations
@@ -54,6 +56,27 @@ def cmd_lint(args: argparse.Namespace) -> int:
         print(finding.line())
     print(summary_line(findings))
     return 1 if any(f.severity == ERROR for f in findings) else 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """How one reply is read: every number found, the rule that decided its role, the reading."""
+    from .answers.explain import explain
+
+    reply = args.reply
+    if reply == "-":
+        try:
+            reply = sys.stdin.buffer.read(MAX_EXPLAIN_BYTES + 1).decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise CliError(f"cannot read the reply from standard input ({exc.strerror}).") from None
+        if len(reply.encode("utf-8", errors="replace")) > MAX_EXPLAIN_BYTES:
+            raise CliError(f"the reply on standard input is longer than {MAX_EXPLAIN_BYTES:,} bytes.")
+    truncated = {"yes": True, "no": False, None: None}[args.truncated]
+    found = explain(reply, question=args.question, truncated=truncated)
+    print("\n".join(printable(line) for line in found.text().split("\n")))
+    return 0
+
+
+MAX_EXPLAIN_BYTES = 1_000_000  # a reply longer than this is not one a model wrote
 
 
 def cmd_bank(args: argparse.Namespace) -> int:
@@ -443,6 +466,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     lint = sub.add_parser("lint", help="check suite files without calling a model")
     lint.add_argument("paths", nargs="*", help="suite files or directories (default: suites)")
     lint.set_defaults(func=cmd_lint)
+    explain = sub.add_parser("explain", help="how a reply is read: every number, the rule that decided it, the reading")
+    explain.add_argument("reply", help="the reply text ('-': read it from standard input)")
+    explain.add_argument("--question", help="the question (user message) the reply answers")
+    explain.add_argument("--truncated", choices=("yes", "no"),
+                         help="the reply hit the token limit (yes) or stopped by itself (no); default: unknown")
+    explain.set_defaults(func=cmd_explain)
     init = sub.add_parser("init", help="write a starting point: thresholds, a suite, conftest.py, a CI workflow")
     init.add_argument("dir", nargs="?", default=".", help="where to write (default: the current directory)")
     init.set_defaults(func=cmd_init)

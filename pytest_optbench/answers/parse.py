@@ -22,9 +22,10 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .extract import events, lexer, quantities, reader
+from .extract.rules import rule
 
 # Keys a JSON answer may carry its number under, most specific first. ("confidence" is not
 # one: a confidence in a stated yes/no is not the probability of yes.)
@@ -35,6 +36,17 @@ JSON_KEYS = ("probability", "probability_percent", "percent", "percentage", "ans
 EMPTY = "empty answer"
 JSON_NO_KEY = "JSON answer has none of the answer keys"
 
+EMPTY_RULE = rule("decide.empty", EMPTY, "Nothing but whitespace.")
+JSON_KEY = rule("json.key", "", "A JSON object (also in a code fence) whose probability, answer, estimate, rating, "
+                "... key holds a number or a string such as \"25%\"; other keys do not compete.")
+JSON_STRING = rule("json.string", "", "A JSON answer key holding a string: the string is read as a reply.")
+JSON_BAD_VALUE = rule("json.bad-value", "JSON key", "A JSON answer key holding a boolean, a list, an object, "
+                      "or a string with no answer in it.")
+JSON_OUT_OF_RANGE = rule("json.out-of-range", reader.OUT_OF_RANGE + " (JSON", "A JSON answer outside 0-100.")
+JSON_SCALE_01 = rule("json.scale-01", reader.SCALE_01 + " (JSON", "A JSON answer strictly between 0 and 1.")
+JSON_NO_KEY_RULE = rule("json.no-key", JSON_NO_KEY, "A JSON object without an answer key, and no answer in the "
+                        "rest of the reply.")
+
 # The stable reasons, for callers that count them.
 REASONS = (EMPTY, reader.NO_NUMBER, reader.OTHER_ROLES, reader.SCALE_01, reader.CONFLICT,
            reader.TRUNCATED, reader.YES_NO, reader.REFUSAL, reader.OUT_OF_RANGE,
@@ -43,10 +55,12 @@ REASONS = (EMPTY, reader.NO_NUMBER, reader.OTHER_ROLES, reader.SCALE_01, reader.
 
 @dataclass(frozen=True)
 class Parsed:
-    """``value`` is on 0-100 when parsing succeeded; otherwise ``reason`` says why not."""
+    """``value`` is on 0-100 when parsing succeeded; otherwise ``reason`` says why not.
+    ``rule``: the name of the rule that decided (``extract/rules.py``; not compared)."""
 
     value: float | None
     reason: str | None = None
+    rule: str | None = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -63,7 +77,7 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
     cut off.
     """
     if text is None or not str(text).strip():
-        return Parsed(None, EMPTY)
+        return Parsed(None, EMPTY, EMPTY_RULE.name)
     text = str(text)
     if len(text) <= SHORT_REPLY:
         return _parse_short(text, question, truncated)
@@ -86,13 +100,14 @@ def _asked(question: str) -> events.Question:
     return events.read_question(question)
 
 
-def _parse(text: str, question: str | None, truncated: bool | None) -> Parsed:
+def _parse(text: str, question: str | None, truncated: bool | None, seen: list[Seen] | None = None) -> Parsed:
+    """``seen``: when given, receives the text reading (for ``explain``)."""
     raw = lexer.cap(text)
     end = lexer.turn_end(raw)
     if end is not None:
         raw, truncated = raw[:end], False  # the model ended its own turn there
         if not raw.strip():
-            return Parsed(None, reader.NO_NUMBER)
+            return Parsed(None, reader.NO_NUMBER, reader.NO_ANSWER_NO_NUMBER.name)
     bare = raw.strip()
     if len(bare) <= 6 and truncated is not True:
         # The common case, fast: "65", "65%", "65 %", "60." (an integer 0-100 and nothing else).
@@ -100,36 +115,47 @@ def _parse(text: str, question: str | None, truncated: bool | None) -> Parsed:
         if digits.isascii() and digits.isdigit() and len(digits) <= 3 and bare[len(digits):] in ("", ".", "%", " %", "%."):
             value = int(digits)
             if value <= 100:
-                return Parsed(float(value))
+                return Parsed(float(value), None, reader.BARE.name)
     asked = _asked(question) if question else None
     if "{" in raw:
-        from_json = _from_json(raw, asked, truncated)
+        from_json = _from_json(raw, asked, truncated, seen)
         if from_json is not None:
             return from_json
-    return _from_text(raw, asked, truncated)
+    return _from_text(raw, asked, truncated, seen)
 
 
-def _from_text(raw: str, asked: events.Question | None, truncated: bool | None) -> Parsed:
+# What ``explain`` looks at: the prepared text and its reader (None when the text was empty).
+Seen = tuple[str, "reader.Reader | None"]
+
+
+def _from_text(raw: str, asked: events.Question | None, truncated: bool | None,
+               seen: list[Seen] | None = None) -> Parsed:
     prepared = lexer.prepare(raw)
     if not prepared.strip():
-        return Parsed(None, reader.NO_NUMBER)
-    reading = reader.read(prepared, asked, truncated)
-    return Parsed(reading.value, reading.reason)
+        if seen is not None:
+            seen.append((prepared, None))
+        return Parsed(None, reader.NO_NUMBER, reader.NO_ANSWER_NO_NUMBER.name)
+    kept: list[reader.Reader] | None = [] if seen is not None else None
+    reading = reader.read(prepared, asked, truncated, kept)
+    if seen is not None:
+        seen.append((prepared, kept[0] if kept else None))
+    return Parsed(reading.value, reading.reason, reading.rule)
 
 
 def _checked(value: float, how: str) -> Parsed:
     try:
         value = float(value)
     except OverflowError:
-        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} is a huge number)")
+        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} is a huge number)", JSON_OUT_OF_RANGE.name)
     if math.isnan(value) or not 0 <= value <= 100:
-        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} {value:g})")
+        return Parsed(None, f"{reader.OUT_OF_RANGE} ({how} {value:g})", JSON_OUT_OF_RANGE.name)
     if 0 < value < 1:
-        return Parsed(None, f"{reader.SCALE_01} ({how} {value:g})")
-    return Parsed(value)
+        return Parsed(None, f"{reader.SCALE_01} ({how} {value:g})", JSON_SCALE_01.name)
+    return Parsed(value, None, JSON_KEY.name)
 
 
-def _from_json(raw: str, asked: events.Question | None, truncated: bool | None) -> Parsed | None:
+def _from_json(raw: str, asked: events.Question | None, truncated: bool | None,
+               seen: list[Seen] | None = None) -> Parsed | None:
     """The answer of a JSON object in the reply (also inside a code fence), or None when
     there is no JSON object. An object without an answer key leaves the rest of the reply to
     be read as text."""
@@ -148,18 +174,20 @@ def _from_json(raw: str, asked: events.Question | None, truncated: bool | None) 
             continue
         value = lowered[key]
         if isinstance(value, bool):
-            return Parsed(None, f"JSON key '{key}' holds a boolean, not a number")
+            return Parsed(None, f"JSON key '{key}' holds a boolean, not a number", JSON_BAD_VALUE.name)
         if isinstance(value, (int, float)):
             return _checked(value, f"JSON '{key}'")
         if isinstance(value, str):
             if value.strip().lower() in ("yes", "no", "true", "false"):
                 continue  # {"answer": "no", "probability": 2}: look for a number elsewhere
             inner = _from_text(value, None, False)
-            return inner if inner.ok else Parsed(None, f"JSON key '{key}': {inner.reason}")
-        return Parsed(None, f"JSON key '{key}' holds {type(value).__name__}, not a number")
+            if inner.ok:
+                return Parsed(inner.value, None, JSON_STRING.name)
+            return Parsed(None, f"JSON key '{key}': {inner.reason}", JSON_BAD_VALUE.name)
+        return Parsed(None, f"JSON key '{key}' holds {type(value).__name__}, not a number", JSON_BAD_VALUE.name)
     rest = raw[:start] + "\n" + raw[end + 1:]
     if rest.strip():
-        outside = _from_text(rest, asked, truncated)
+        outside = _from_text(rest, asked, truncated, seen)
         if outside.ok:
             return outside
-    return Parsed(None, JSON_NO_KEY)
+    return Parsed(None, JSON_NO_KEY, JSON_NO_KEY_RULE.name)

@@ -57,7 +57,7 @@ def parsed_answer(raw: str, question: str | None = None, truncated: bool | None 
     model returns only text)."""
     raw = well_formed(raw)  # a lone surrogate would stop the store and every report writer
     parsed = parse_answer(raw, question=question, truncated=truncated)
-    return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, **extra)
+    return Answer(raw=raw, value=parsed.value, reason=parsed.reason, truncated=truncated, rule=parsed.rule, **extra)
 
 
 def read_answer(raw: str, mode: str, question: str | None = None, truncated: bool | None = None, *,

@@ -40,6 +40,10 @@ class Answer:
     # OpenAI's system_fingerprint; a baseline comparison names a change of either.
     served_model: str | None = None
     system_fingerprint: str | None = None
+    # The extractor's rule that decided the reading of a text answer (answers/extract/rules.py,
+    # e.g. "present.label", "decide.conflict"); None: not read from text, or a report written
+    # before rules were kept.
+    rule: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -186,5 +190,6 @@ def _answer_dict(answer: Answer) -> dict[str, Any]:
 
 
 # Answer fields a report holds only where they have a value (real-time answers have no batch;
-# a simulated or conftest model says nothing of who served it).
-OPTIONAL_ANSWER_FIELDS = ("batch", "served_model", "system_fingerprint")
+# a simulated or conftest model says nothing of who served it; an answer not read from text has
+# no extraction rule).
+OPTIONAL_ANSWER_FIELDS = ("batch", "served_model", "system_fingerprint", "rule")

@@ -17,6 +17,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..answers.explain import rule_account
 from ..scoring.outcome import Outcome
 from . import plots
 from .json_report import write_text
@@ -289,6 +290,25 @@ def worst_section(model: RunModel) -> str:
     return body
 
 
+def readings_section(model: RunModel) -> str:
+    """Text answers by the rule that read them, each rule linked to its account below."""
+    table = model.readings
+    if table.empty:
+        return ""
+    body = "<h3>" + esc(table.title[:1].upper() + table.title[1:]) + "</h3>"
+    rows = []
+    for row in table.texts(FULL):
+        name, rest = row[0], row[1:]
+        rows.append([f'<a href="#rule-{esc(name)}"><code>{esc(name)}</code></a>', *(esc(c) for c in rest)])
+    body += raw_table(table.header(FULL), rows)
+    body += "".join(note(n) for n in table.notes)
+    accounts = [(name, rule_account(name)) for name in (r[0] for r in table.texts(FULL))]
+    body += '<dl class="meta">' + "".join(
+        f'<dt id="rule-{esc(name)}"><code>{esc(name)}</code></dt><dd>{esc(doc or "(a rule of another version)")}</dd>'
+        for name, doc in accounts) + "</dl>"
+    return body
+
+
 # --------------------------------------------------------------------------- the page
 
 
@@ -315,7 +335,7 @@ def build_html(outcome: Outcome, metadata: dict[str, Any]) -> str:
         ("baseline", "Changes against the baseline", baseline_section(outcome, model)),
         ("languages", "By language", model_table(model.languages)),
         ("worst", "Worst items", worst_section(model)),
-        ("quality", "Answer quality", model_table(model.quality)),
+        ("quality", "Answer quality", model_table(model.quality) + readings_section(model)),
     ]
     title_model = metadata.get("model") or model.headline.model
     return document(f"pytest-optbench report: {title_model}", sections, gate_banner(model))

@@ -42,7 +42,7 @@ _PROMPT_FIELDS = {"role": "str", "user": "str", "answers": "list"}
 _ANSWER_FIELDS = {"raw": "str?", "value": "finite?", "reason": "str?", "error": "str?", "cached": "bool?",
                   "input_tokens": "count", "output_tokens": "count", "truncated": "bool?",
                   "batch": "str?", "mode": "mode?", "mass": "share?", "distribution": "distribution?",
-                  "served_model": "str?", "system_fingerprint": "str?"}
+                  "served_model": "str?", "system_fingerprint": "str?", "rule": "str?"}
 _MODES = ("text", "json", "logprobs")  # elicit/modes.py (a report is read without importing it)
 _MAX_DISTRIBUTION = 102  # values 0-100, or yes and no
 _AGGREGATE_FIELDS = {"suite": "str", "condition": "str", "metric": "str", "domain": "str?", "value": "num?",

@@ -215,7 +215,8 @@ def test_report_metadata_and_items(optbench):
     assert all(len(p["answers"]) == 2 for p in item["prompts"])
     answer = item["prompts"][0]["answers"][0]
     assert set(answer) == {"raw", "value", "reason", "error", "cached", "input_tokens", "output_tokens",
-                           "truncated", "mode", "mass", "distribution"}
+                           "truncated", "mode", "mass", "distribution", "rule"}
+    assert answer["rule"].startswith(("present.", "decide.", "json."))  # the extractor's rule that read it
     assert answer["cached"] is None  # a simulated model is not an API: nothing is stored
     skew = run.aggregate("skew")
     assert set(skew) >= {"suite", "condition", "metric", "value", "ci_low", "ci_high", "n"}

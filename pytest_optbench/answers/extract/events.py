@@ -167,33 +167,36 @@ def matches(reply: Event, question: Question | None) -> bool:
     words = [w for w in reply.words if w not in _GENERIC]
     if not words and not reply.bigrams:
         return True
-    if reply.contrasts and asked.contrasts and not (reply.contrasts & asked.contrasts):
-        return False
-    if asked.compound and not reply.compound:
+    if (reply.contrasts and asked.contrasts and not (reply.contrasts & asked.contrasts)) or (
+            asked.compound and not reply.compound):
         return False
     if reply.bigrams and asked.bigrams:
         # Unspaced scripts: a third of the reply's character pairs are the question's.
         return 3 * len(reply.bigrams & asked.bigrams) >= len(reply.bigrams)
-    asked_words = list(asked.words)
-    if not asked_words:
+    if not asked.words:
         return True
+    return _words_match(words, asked)
+
+
+def _words_match(words: list[str], asked: Event) -> bool:
+    """The reply's content words name the asked event: its verb (with the same object), or
+    its subject and half its words; in other languages (no verb found) half of its words, or
+    two of them."""
+    asked_words = list(asked.words)
     shared = [a for a in asked_words if any(same_word(a, r) for r in words)]
     coverage = len(shared) / len(asked_words)
-    if asked.predicate is not None:
-        verb = next((k for k, r in enumerate(words) if same_word(asked.predicate, r)), None)
-        if verb is not None:
-            # The same verb with another object is another event: "the person not taking the
-            # elevator" for "... no longer taking the stairs", "not filling any spots" for "not
-            # fill all of its places".
-            return not _other_object(words[verb + 1:], asked)
-        if any(same_word(asked.predicate, r) for r in words):
-            return True
-        subject_named = asked.subject is not None and any(same_word(asked.subject, r) for r in words)
-        if any(len(r) > 5 and r.endswith("ing") and not any(same_word(a, r) for a in asked_words) for r in words):
-            return False  # "the person eating takeaway food on weekdays" for "... cooking ... on weekdays"
-        return subject_named and coverage >= 0.5 and len(shared) >= 2
-    # Other languages (no verb found): half of the question's words, or two of them.
-    return coverage >= 0.5 or len(shared) >= 2
+    if asked.predicate is None:
+        return coverage >= 0.5 or len(shared) >= 2
+    verb = next((k for k, r in enumerate(words) if same_word(asked.predicate, r)), None)
+    if verb is not None:
+        # The same verb with another object is another event: "the person not taking the
+        # elevator" for "... no longer taking the stairs", "not filling any spots" for "not
+        # fill all of its places".
+        return not _other_object(words[verb + 1:], asked)
+    subject_named = asked.subject is not None and any(same_word(asked.subject, r) for r in words)
+    if any(len(r) > 5 and r.endswith("ing") and not any(same_word(a, r) for a in asked_words) for r in words):
+        return False  # "the person eating takeaway food on weekdays" for "... cooking ... on weekdays"
+    return subject_named and coverage >= 0.5 and len(shared) >= 2
 
 
 def _other_object(after: list[str], asked: Event) -> bool:

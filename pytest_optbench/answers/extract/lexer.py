@@ -209,6 +209,12 @@ def tokenize(text: str) -> list[Tok]:
             pos = m.end()
             space = True
             continue
+        elif text[pos] == "." and _leading_dot(text, pos):
+            tok, pos = _read_leading_dot(text, pos)
+            tok.space = space
+            _attach_sign(toks, tok)
+            toks.append(tok)
+            list_mode = False
         else:
             ch = m.group(5)
             toks.append(Tok(PUNCT, ch, pos, pos + 1, space))
@@ -229,6 +235,29 @@ def _digits_at(text: str, i: int) -> int:
     return j
 
 
+# Before a decimal written without its leading zero (".94", "(.5)", "p=.05"): what may come first.
+_BEFORE_LEADING_DOT = frozenset(" \t\n\r(:=~≈<>[\"'+-\u00a0\u2009\u202f")
+
+
+def _leading_dot(text: str, pos: int) -> bool:
+    """A "." at ``pos`` that starts a number: digits follow, and nothing or a space, a bracket,
+    a colon or a sign comes before (not "3.5", "v.2", "...5")."""
+    return (text[pos] == "." and pos + 1 < len(text) and "0" <= text[pos + 1] <= "9"
+            and (pos == 0 or text[pos - 1] in _BEFORE_LEADING_DOT))
+
+
+def _read_leading_dot(text: str, pos: int) -> tuple[Tok, int]:
+    """".94" is 0.94 (and ".94%" 0.94 %), read like "0.94"; ".5.3" is no quantity."""
+    end = _digits_at(text, pos + 1)
+    tok = _num_tok("0", text[pos + 1:end], pos, end)
+    if end + 1 < len(text) and text[end] in ".," and "0" <= text[end + 1] <= "9":
+        tok.odd = True
+        while end + 1 < len(text) and text[end] in ".," and "0" <= text[end + 1] <= "9":
+            end = _digits_at(text, end + 1)
+        tok.end = end
+    return tok, end
+
+
 def _to_float(int_part: str, frac: str) -> tuple[float, bool]:
     """Digits -> float without ever converting a huge string (40 kB of digits)."""
     int_part = int_part.lstrip("0") or "0"
@@ -246,29 +275,9 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
     int_part, frac = text[i:j], ""
     odd = False
     sep_used = ""
-    # Thousands groups: a separator followed by exactly three digits, again and again.
-    if 1 <= len(int_part) <= 3 and int_part[0] != "0" and not list_mode:
-        k = j
-        groups: list[str] = []
-        sep = text[k] if k < n else ""
-        if sep in ",." or (sep and sep in _THOUSANDS_SPACES) or sep == "'":
-            while k + 3 < n + 1 and k < n and text[k] == sep:
-                end = _digits_at(text, k + 1)
-                if end - (k + 1) != 3:
-                    break
-                groups.append(text[k + 1:end])
-                k = end
-            thousands = bool(groups)
-            if sep == "." and len(groups) == 1:
-                # "1.000" alone reads as a decimal (1.0); "1.000.000" or "1.234,5" as thousands.
-                after = text[k] if k < n else ""
-                thousands = after == "," and k + 1 < n and text[k + 1].isdigit()
-            if sep == "'" and len(groups) < 1:
-                thousands = False
-            if thousands:
-                int_part += "".join(groups)
-                j = k
-                sep_used = sep
+    if 1 <= len(int_part) <= 3 and int_part[0] != "0" and not list_mode and j < n and (
+            text[j] in ",.'" or text[j] in _THOUSANDS_SPACES):
+        int_part, j, sep_used = _thousands(text, j, int_part)
     # Decimal part.
     if j + 1 < n and text[j] in ".," and text[j] != sep_used and "0" <= text[j + 1] <= "9":
         end = _digits_at(text, j + 1)
@@ -279,16 +288,46 @@ def _read_number(text: str, i: int, list_mode: bool) -> tuple[Tok, int, bool]:
             tok.listed = True
             return tok, j, True
         frac = text[j + 1:end]
-        j = end
-        if j + 1 < n and text[j] == "." and "0" <= text[j + 1] <= "9":
-            odd = True  # 3.14.15, 12.05.2023
-            while j + 1 < n and text[j] in ".," and "0" <= text[j + 1] <= "9":
-                j = _digits_at(text, j + 1)
+        j, odd = _past_more_dots(text, end)
     tok = _num_tok(int_part, frac, i, j)
     tok.odd = odd or tok.odd
     tok.listed = list_mode
     next_list = list_mode and j < n and text[j] == ","
     return tok, j, next_list
+
+
+def _past_more_dots(text: str, j: int) -> tuple[int, bool]:
+    """After a decimal part ending at ``j``: "3.14.15", "12.05.2023" go on with more dotted
+    digits (a version, a date: odd), read to their end."""
+    n = len(text)
+    if not (j + 1 < n and text[j] == "." and "0" <= text[j + 1] <= "9"):
+        return j, False
+    while j + 1 < n and text[j] in ".," and "0" <= text[j + 1] <= "9":
+        j = _digits_at(text, j + 1)
+    return j, True
+
+
+def _thousands(text: str, j: int, int_part: str) -> tuple[str, int, str]:
+    """Thousands groups after ``int_part`` (ending at ``j``, where a separator stands): the
+    separator followed by exactly three digits, again and again. "1.000" alone reads as a
+    decimal (1.0); "1.000.000" or "1.234,5" as thousands. Returns (the digits, the end, the
+    separator used, "" for none)."""
+    n = len(text)
+    sep = text[j]
+    k = j
+    groups: list[str] = []
+    while k < n and text[k] == sep:
+        end = _digits_at(text, k + 1)
+        if end - (k + 1) != 3:
+            break
+        groups.append(text[k + 1:end])
+        k = end
+    thousands = bool(groups)
+    if sep == "." and len(groups) == 1:
+        thousands = k + 1 < n and text[k] == "," and text[k + 1].isdigit()
+    if not thousands:
+        return int_part, j, ""
+    return int_part + "".join(groups), k, sep
 
 
 def _num_tok(int_part: str, frac: str, start: int, end: int) -> Tok:
@@ -376,6 +415,9 @@ _CJK_SHARES = ("五分五分", "一半一半", "五五开", "五五開", "반반
 
 def _split_cjk(tok: Tok) -> list[Tok]:
     s = tok.text
+    alone = _cjk_value(s)
+    if alone is not None:  # a run that is only a numeral ("零。", "六十五"): a number in words
+        return [Tok(NUM, s, tok.start, tok.end, tok.space, value=float(alone), words=True)]
     for even in _CJK_SHARES:
         at = s.find(even)
         if at >= 0:  # an even chance or a half inside a run: "五分五分です", "大约一半"
@@ -547,75 +589,102 @@ def _fraction_word(toks: list[Tok], i: int) -> tuple[float, int]:
 
 
 def _even_chance(toks: list[Tok], i: int) -> int:
+    """Tokens of the even-chance idiom starting at ``i`` (the longest: "fifty-fifty chance"), or 0."""
     if toks[i].kind != WORD:
         return 0
-    for phrase in W.EVEN_CHANCE:
+    best = 0
+    for phrase in _EVEN_BY_FIRST.get(toks[i].text, ()):
         k = len(phrase)
-        if i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(k)):
-            return k
-    return 0
+        if k > best and i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(1, k)):
+            best = k
+    return best
+
+
+_EVEN_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _phrase in W.EVEN_CHANCE:
+    _EVEN_BY_FIRST.setdefault(_phrase[0], []).append(_phrase)
+
+
+def _word_at(toks: list[Tok], k: int) -> str:
+    return toks[k].text if k < len(toks) and toks[k].kind == WORD else ""
 
 
 def _word_number(toks: list[Tok], i: int) -> tuple[int, int]:
-    """(value, tokens used) of a number in words starting at ``i``; used 0 if none."""
-    n = len(toks)
+    """(value, tokens used) of a number in words starting at ``i``; used 0 if none. One reader
+    per language, tried in turn."""
+    w = _word_at(toks, i)
+    for read in (_english, _german_at, _french_at, _spanish, _russian, _hindi, _arabic):
+        found = read(toks, i, w)
+        if found is not None:
+            return found
+    return (100, 1) if w in W.HUNDRED else (0, 0)
 
-    def word(k: int) -> str:
-        return toks[k].text if k < n and toks[k].kind == WORD else ""
 
-    def punct(k: int, ch: str) -> bool:
-        return k < n and toks[k].kind == PUNCT and toks[k].text == ch
-
-    w = word(i)
-    # English: [a|one] hundred | tens[-unit] | unit
-    if w in ("a", "one") and word(i + 1) == "hundred":
+def _english(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """[a|one] hundred | tens[-unit] | unit."""
+    if w in ("a", "one") and _word_at(toks, i + 1) == "hundred":
         return 100, 2
     if w == "hundred":
         return 100, 1
     if w in W.TENS_EN:
-        if punct(i + 1, "-") and word(i + 2) in W.UNITS_EN and 1 <= W.UNITS_EN[word(i + 2)] <= 9:
-            return W.TENS_EN[w] + W.UNITS_EN[word(i + 2)], 3
-        if word(i + 1) in W.UNITS_EN and 1 <= W.UNITS_EN[word(i + 1)] <= 9:
-            return W.TENS_EN[w] + W.UNITS_EN[word(i + 1)], 2
+        hyphen = i + 1 < len(toks) and toks[i + 1].kind == PUNCT and toks[i + 1].text == "-"
+        unit = _word_at(toks, i + 2) if hyphen else _word_at(toks, i + 1)
+        if unit in W.UNITS_EN and 1 <= W.UNITS_EN[unit] <= 9:
+            return W.TENS_EN[w] + W.UNITS_EN[unit], 3 if hyphen else 2
         return W.TENS_EN[w], 1
     if w in W.UNITS_EN and w != "a":
         return W.UNITS_EN[w], 1
-    # German compounds.
+    return None
+
+
+def _german_at(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
     de = _german(w)
-    if de is not None and w not in ("ein", "eine"):
-        return de, 1
-    # French: soixante-dix, quatre-vingt(s)(-dix), vingt et un, cent.
-    if w in _FR_ALL or w == "cent":
-        return _french(toks, i)
-    # Spanish: sesenta y cinco, cien.
-    if w in _ES_ALL or w in ("cien", "ciento"):
-        if w in ("cien", "ciento"):
-            return 100, 1
-        if w in W.TENS_ES and word(i + 1) == "y" and word(i + 2) in W.UNITS_ES and 1 <= W.UNITS_ES[word(i + 2)] <= 9:
-            return W.TENS_ES[w] + W.UNITS_ES[word(i + 2)], 3
-        if w in ("un", "una"):
-            return 1, 1
-        return _ES_ALL[w], 1
-    # Russian: шестьдесят пять, сто.
-    if w in _RU_ALL or w == "сто":
-        if w == "сто":
-            return 100, 1
-        if w in W.TENS_RU and word(i + 1) in W.UNITS_RU and 1 <= W.UNITS_RU[word(i + 1)] <= 9:
-            return W.TENS_RU[w] + W.UNITS_RU[word(i + 1)], 2
-        return _RU_ALL[w], 1
-    if w in W.WORDS_HI:
-        return W.WORDS_HI[w], 1
-    # Arabic: خمسة وعشرين (the tens word carries the conjunction و).
-    if w in _AR_ALL or w in ("مائة", "مئة", "مية"):
-        if w in ("مائة", "مئة", "مية"):
-            return 100, 1
-        nxt = word(i + 1)
-        if w in W.UNITS_AR and nxt.startswith("و") and nxt[1:] in W.TENS_AR:
-            return W.TENS_AR[nxt[1:]] + W.UNITS_AR[w], 2
-        return _AR_ALL[w], 1
-    if w in W.HUNDRED:
+    return (de, 1) if de is not None and w not in ("ein", "eine") else None
+
+
+def _french_at(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """soixante-dix, quatre-vingt(s)(-dix), vingt et un, cent."""
+    return _french(toks, i) if w in _FR_ALL or w == "cent" else None
+
+
+def _spanish(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """sesenta y cinco, cien."""
+    if w in ("cien", "ciento"):
         return 100, 1
-    return 0, 0
+    if w not in _ES_ALL:
+        return None
+    unit = _word_at(toks, i + 2)
+    if w in W.TENS_ES and _word_at(toks, i + 1) == "y" and unit in W.UNITS_ES and 1 <= W.UNITS_ES[unit] <= 9:
+        return W.TENS_ES[w] + W.UNITS_ES[unit], 3
+    return (1, 1) if w in ("un", "una") else (_ES_ALL[w], 1)
+
+
+def _russian(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """шестьдесят пять, сто."""
+    if w == "сто":
+        return 100, 1
+    if w not in _RU_ALL:
+        return None
+    unit = _word_at(toks, i + 1)
+    if w in W.TENS_RU and unit in W.UNITS_RU and 1 <= W.UNITS_RU[unit] <= 9:
+        return W.TENS_RU[w] + W.UNITS_RU[unit], 2
+    return _RU_ALL[w], 1
+
+
+def _hindi(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    return (W.WORDS_HI[w], 1) if w in W.WORDS_HI else None
+
+
+def _arabic(toks: list[Tok], i: int, w: str) -> tuple[int, int] | None:
+    """خمسة وعشرين (the tens word carries the conjunction و), مائة."""
+    if w in ("مائة", "مئة", "مية"):
+        return 100, 1
+    if w not in _AR_ALL:
+        return None
+    nxt = _word_at(toks, i + 1)
+    if w in W.UNITS_AR and nxt.startswith("و") and nxt[1:] in W.TENS_AR:
+        return W.TENS_AR[nxt[1:]] + W.UNITS_AR[w], 2
+    return _AR_ALL[w], 1
 
 
 def _french(toks: list[Tok], i: int) -> tuple[int, int]:

@@ -33,7 +33,15 @@ from . import lexer as L
 from . import quantities as Q
 from . import words as W
 from .lexer import NL, NUM, PUNCT, WORD, Tok
-from .quantities import PER_MILLE, Numbers, Quantity, phrase_at, phrase_before
+from .quantities import PER_MILLE, SCALE_ROLE, Quantity, phrase_at
+from .roles import (
+    NUMBER_WORD_ROLE,
+    Context,
+    cjk_has,
+    is_number_text,
+    is_phrase_word,
+)
+from .rules import rule
 
 # Reasons (stable phrases; callers may count them).
 NO_NUMBER = "no number"
@@ -44,446 +52,35 @@ TRUNCATED = "truncated"
 YES_NO = "yes/no without a probability"
 REFUSAL = "refusal"
 OUT_OF_RANGE = "answer outside 0-100"
+ECHO = "no answer: an echo of the question"
 
-_SENTENCE_END = frozenset(".!?;")
-_CLAUSE_PUNCT = frozenset(",:()[]—–→|/\"")
-_PHRASE_PUNCT = frozenset("~≈()\"'!.,:*<>≤≥→=|")
-_NUMBER_WORD_ROLE = "number in words"
-
-
-_CJK_FILLERS = tuple(sorted(set(W.CJK_HEDGES) | set(W.CJK_FOLLOWERS_OK) | W.CJK_FILLER_WORDS, key=len, reverse=True))
 _HEAD_LINKS = W.COPULAS | W.HEAD_LINK_WORDS
-_BOUND_WORDS = frozenset(w for p in W.BOUNDS_BEFORE | W.BOUNDS_AFTER for w in p) - W.NOT_BEFORE - {"no", "ne"}
-_PERCENT_WORDS = frozenset(w for p in W.PERCENT_AFTER for w in p)
-_RANGE_WORDS = frozenset(w for p in W.RANGE_OPENERS | W.RANGE_AND | W.RANGE_JOINERS for w in p if w.isalpha())
-_REVISION_WORDS = frozenset(w for p in W.REVISION for w in p) - {"that", "me", "let", "no", "нет"}
-# an event ("a pool of 5%").
-_ANY_HEAD = W.PROBABILITY_HEADS | W.ANSWER_HEADS | W.PROSE_ANSWER_HEADS
 
 
 @dataclass(frozen=True)
 class Reading:
-    """The answer (on 0-100) or the reason there is none."""
+    """The answer (on 0-100) or the reason there is none; ``rule``: the name of the rule that
+    decided (``rules.py``); ``at``: the first token of the number read (-1: none)."""
 
     value: float | None
     reason: str | None
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _is_number_text(text: str) -> bool:
-    return text.lstrip("-").replace(".", "", 1).isdigit()
-
-
-def _cjk_has(text: str, items: tuple[str, ...]) -> bool:
-    return not text.isascii() and any(s in text for s in items)
-
-
-def _is_phrase_word(tok: Tok) -> bool:
-    """A token allowed around the number in a phrase that is nothing but the answer."""
-    if tok.kind == PUNCT:
-        return tok.text in _PHRASE_PUNCT or tok.text in "-–—"
-    if tok.kind == NL:
-        return True
-    if tok.kind != WORD:
-        return False
-    t = tok.text
-    if (t in W.HEDGES or t in W.CONNECTORS or t in W.LEADIN_VERBS or t in W.FIRST_PERSON
-            or t in W.YES_NO or t in _BOUND_WORDS or t in _PERCENT_WORDS or t in _REVISION_WORDS
-            or t in W.CONCLUSION
-            or t in _RANGE_WORDS
-            or t in W.PROBABILITY_HEADS or t in ("estimate", "guess", "answer", "final")):
-        return True
-    if not t.isascii():
-        return _cjk_filler(t)
-    return False
-
-
-def _cjk_filler(t: str) -> bool:
-    """A run of an unspaced script made of up to four hedges, copulas or lead-ins ("我估计大约是")."""
-    rest = t
-    for _ in range(4):
-        if not rest:
-            return True
-        for f in _CJK_FILLERS:
-            if rest.startswith(f):
-                rest = rest[len(f):]
-                break
-        else:
-            for f in W.CJK_BOUNDS + W.CJK_PERCENT_PREFIXES + W.CJK_PROBABILITY_HEADS:
-                if rest.startswith(f):
-                    rest = rest[len(f):]
-                    break
-            else:
-                return False
-    return not rest
+    rule: str | None = None
+    at: int = -1
 
 
 # --------------------------------------------------------------------------- the reader
 
 
-class Reader(Numbers):
+class Reader(Context):
     """One reply. ``read()`` returns its answer or the reason there is none."""
 
     def __init__(self, toks: list[Tok], question: E.Question | None, truncated: bool | None) -> None:
-        super().__init__(toks)
+        super().__init__(toks, question, truncated)
         self.question = question
-        self.truncated = truncated
-        self.sent = [0] * self.n
-        self.clause = [0] * self.n
-        self.sent_start: list[int] = []
-        self.clause_start: list[int] = []
-        self.clause_end: list[int] = []
-        self.sent_end: list[int] = []
-        self.clause_other: list[int] = []   # tokens of the clause that are not phrase words
-        self.clause_words: list[int] = []
-        self.sent_words: list[int] = []
-        self.sent_qs: list[int] = []
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
-        self.first_content = 0
-        self.pct_before: list[int] = []
-        self.head_before: list[int] = []
-        self.anyhead_before: list[int] = []
-        self.sent_interrogative: list[bool] = []
-        self.sent_hypothetical_from: list[int] = []
+        self.answer_at = -1  # the first token of the number read as the answer
         self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
-
-    # ------------------------------------------------------------------ sentences and clauses
-
-    def structure(self) -> None:
-        """Sentence and clause ids, and per-clause and per-sentence counts (computed once)."""
-        toks, n = self.toks, self.n
-        sent = clause = 0
-        self.sent_start.append(0)
-        self.clause_start.append(0)
-        for i in range(n):
-            t = toks[i]
-            inside = self.owner[i] >= 0
-            boundary_sent = False
-            boundary_clause = False
-            if t.kind == NL:
-                boundary_sent = True
-            elif t.kind == PUNCT and not inside:
-                if t.text in _SENTENCE_END and not self._abbreviation(i):
-                    boundary_sent = True
-                elif t.text in _CLAUSE_PUNCT or (t.text in "-–" and t.space and i + 1 < n and toks[i + 1].space):
-                    boundary_clause = True
-            self.sent[i] = sent
-            self.clause[i] = clause
-            if boundary_sent:
-                self.sent_end.append(i)
-                self.clause_end.append(i)
-                sent += 1
-                clause += 1
-                self.sent_start.append(i + 1)
-                self.clause_start.append(i + 1)
-            elif boundary_clause:
-                self.clause_end.append(i)
-                clause += 1
-                self.clause_start.append(i + 1)
-        self.sent_end.append(n)
-        self.clause_end.append(n)
-        self.first_content = next((i for i in range(n) if toks[i].kind != NL), n)
-        # Prefix counts: percentages and probability heads before each token (O(1) range checks).
-        self.pct_before = [0] * (n + 1)
-        self.head_before = [0] * (n + 1)
-        self.anyhead_before = [0] * (n + 1)
-        for i in range(n):
-            t = toks[i]
-            owner = self.owner[i]
-            self.pct_before[i + 1] = self.pct_before[i] + (owner >= 0 and self.qs[owner].pct)
-            self.head_before[i + 1] = self.head_before[i] + (t.kind == WORD and t.text in W.PROBABILITY_HEADS)
-            self.anyhead_before[i + 1] = self.anyhead_before[i] + (t.kind == WORD and t.text in _ANY_HEAD)
-        nsent, nclause = sent + 1, clause + 1
-        self.clause_other = [0] * nclause
-        self.clause_words = [0] * nclause
-        self.sent_words = [0] * nsent
-        self.sent_qs = [0] * nsent
-        for i in range(n):
-            t = toks[i]
-            if self.owner[i] >= 0:
-                continue
-            if t.kind == WORD:
-                self.clause_words[self.clause[i]] += 1
-                self.sent_words[self.sent[i]] += 1
-            if not _is_phrase_word(t):
-                self.clause_other[self.clause[i]] += 1
-        for q in self.qs:
-            if not q.words or q.pct:
-                self.sent_qs[self.sent[q.first]] += 1
-        # Interrogative and hypothetical sentences.
-        self.sent_interrogative = [False] * nsent
-        self.sent_hypothetical_from = [-1] * nsent
-        for s in range(nsent):
-            a, b = self.sent_start[s], self.sent_end[s]
-            if a < n and b < n and toks[b].kind == PUNCT and toks[b].text == "?" and any(
-                    self.owner[m] < 0 and not _is_phrase_word(toks[m]) for m in range(a, b)):
-                self.sent_interrogative[s] = True  # "Is 40 prime?" (not "Maybe 40%?")
-            closed = b < n and toks[b].kind == PUNCT and toks[b].text in ".!"
-            first = next((k for k in range(a, min(b, a + 3)) if toks[k].kind in (WORD, NUM)), None)
-            if not closed and first is not None and toks[first].kind == WORD and toks[first].text in W.INTERROGATIVES:
-                nxt = toks[first + 1] if first + 1 < n else None
-                # "Is 2/3 less than 1/3" (cut before its "?"), "What is the probability ..."
-                if not (toks[first].text in ("was", "is", "will", "would", "can", "could", "should")
-                        and nxt is not None and nxt.kind == PUNCT):
-                    self.sent_interrogative[s] = True
-        for i in range(n):
-            t = toks[i]
-            s = self.sent[i]
-            if self.sent_hypothetical_from[s] >= 0:
-                continue
-            if t.kind == WORD and (t.text in W.HYPOTHETICAL or _cjk_has(t.text, W.CJK_HYPOTHETICAL)):
-                if phrase_at(toks, i, W.HYPOTHETICAL_EXCEPTIONS):
-                    continue
-                if t.text == "were" and not any(toks[m].text == "if" for m in range(max(0, i - 8), i)):
-                    continue
-                self.sent_hypothetical_from[s] = i
-        # "70% (if funding closes), otherwise 30%": every number of a conditional is hypothetical.
-        for i in range(n):
-            t = toks[i]
-            s = self.sent[i]
-            if 0 <= self.sent_hypothetical_from[s] and t.kind == WORD and t.text in W.OTHERWISE:
-                self.sent_hypothetical_from[s] = self.sent_start[s]
-
-    def _abbreviation(self, i: int) -> bool:
-        """A full stop after "e.g", "i.e", "approx", a single letter: not a sentence end."""
-        toks = self.toks
-        if i == 0 or toks[i].text != ".":
-            return False
-        prev = toks[i - 1]
-        if prev.kind == WORD and prev.text in L.ABBREVIATIONS and not toks[i].space:
-            nxt = toks[i + 1] if i + 1 < self.n else None
-            return nxt is not None and nxt.kind != NL
-        return prev.kind == PUNCT and prev.text == "."  # "..." ends once
-
-    # ------------------------------------------------------------------ pass 2: roles
-
-    def roles(self) -> None:
-        self.link()
-        self._number_lists()
-        for q in self.qs:
-            if q.role is None:
-                q.role = self._role(q)
-
-    def _number_lists(self) -> None:
-        """"19, 17, 17, 17": three or more numbers with nothing but commas between them are a
-        list (of numbers from the question, of values considered), never an answer."""
-        qs = self.qs
-        run: list[Quantity] = []
-        for k, q in enumerate(qs):
-            if run and [t.text for t in self.gap(run[-1], q)] == [","]:
-                run.append(q)
-                continue
-            self._mark_list(run)
-            run = [q]
-        self._mark_list(run)
-
-    @staticmethod
-    def _mark_list(run: list[Quantity]) -> None:
-        if len(run) >= 3:
-            for q in run:
-                q.role = q.role or "an item of a list of numbers (19, 17, 17)"
-
-    def _prev(self, i: int) -> int:
-        """Index of the token before ``i``, skipping hedges and bound phrases ("about", "no more than")."""
-        toks = self.toks
-        k = i - 1
-        while k >= 0:
-            t = toks[k]
-            m = phrase_before(toks, k + 1, W.BOUNDS_BEFORE)  # "не более", "no more than"
-            if m:
-                k -= m
-                continue
-            if t.kind == WORD and t.text in W.HEDGES:
-                k -= 1
-                continue
-            if t.kind == PUNCT and t.text in "~≈<>≤≥":
-                k -= 1
-                continue
-            break
-        return k
-
-    def _role(self, q: Quantity) -> str | None:
-        """Why ``q`` is not an answer, from the tokens around it; None when it may be one."""
-        toks, n = self.toks, self.n
-        first, last = q.first, q.last
-        t = toks[first]
-        s = self.sent[first]
-        prev = toks[first - 1] if first > 0 else None
-        nxt = toks[last + 1] if last + 1 < n else None
-        nxt2 = toks[last + 2] if last + 2 < n else None
-        # Money.
-        if prev is not None and prev.kind == PUNCT and prev.text in "$€£¥₹₩₽" and not t.space:
-            return "money"
-        if prev is not None and prev.kind == WORD and prev.text in ("usd", "eur", "gbp", "rs", "inr"):
-            return "money"
-        if nxt is not None and nxt.kind == WORD and nxt.text in W.CURRENCY and not q.pct:
-            return "money"
-        # Ordinals, measurements glued to the number: "4th", "50-year-old", "25°C".
-        if nxt is not None and not nxt.space:
-            if nxt.kind == WORD and nxt.text in ("st", "nd", "rd", "th", "e", "er", "ème", "eme", "º", "s", "x", "k", "m", "km", "kg", "g", "cm", "mm", "h", "min"):
-                return "an ordinal or a measurement"
-            if nxt.kind == PUNCT and nxt.text in "°º" :
-                return "a measurement"
-            if nxt.kind == PUNCT and nxt.text == "-" and nxt2 is not None and nxt2.kind == WORD and not q.pct:
-                return "a measurement (a compound such as 50-year-old)"
-            if nxt.kind == PUNCT and nxt.text == ":" and nxt2 is not None and nxt2.kind == NUM and not nxt2.space:
-                return "a ratio or a time of day"
-        if prev is not None and not t.space and prev.kind == PUNCT and prev.text == ":" and first >= 2 and toks[first - 2].kind == NUM:
-            return "a ratio or a time of day"
-        # An operand of a formula with variables or brackets: "1 - (1 - p)", "100 * p".
-        if (nxt is not None and nxt.kind == PUNCT and nxt.text in "-+×*/÷" and nxt2 is not None
-                and ((nxt2.kind == PUNCT and nxt2.text == "(") or (nxt2.kind == WORD and len(nxt2.text) == 1))):
-            return "formula operand"
-        if (prev is not None and prev.kind == PUNCT and prev.text in "-+×*/÷" and first >= 2
-                and ((toks[first - 2].kind == PUNCT and toks[first - 2].text in "()")
-                     or (toks[first - 2].kind == WORD and len(toks[first - 2].text) == 1))):
-            return "formula operand"
-        # "subtracting ... from 1": the number subtracted from.
-        if (prev is not None and prev.kind == WORD and prev.text == "from" and any(
-                toks[m].kind == WORD and toks[m].text.startswith(("subtract", "deduct"))
-                for m in range(max(self.sent_start[s], first - 30), first))):
-            return "formula operand"
-        # A bracketed operand: "(10% of 100) * (...)", "1 - (1 - 20)".
-        if (nxt is not None and nxt.kind == PUNCT and nxt.text == ")" and nxt2 is not None
-                and nxt2.kind == PUNCT and nxt2.text in "-+×*/÷"):
-            return "formula operand"
-        if (prev is not None and prev.kind == PUNCT and prev.text == "(" and first >= 2
-                and toks[first - 2].kind == PUNCT and toks[first - 2].text in "-+×*/÷"):
-            return "formula operand"
-        # "10% of 100": the whole a share is taken of.
-        if (prev is not None and prev.kind == WORD and prev.text == "of" and first >= 2
-                and self.owner[first - 2] >= 0 and self.qs[self.owner[first - 2]].pct):
-            return "the whole of a share (X% of N)"
-        # Years and other large plain numbers.
-        if not q.pct and q.form == "point" and 1000 <= q.value <= 2100 and float(q.value).is_integer() and toks[first].decimals == 0:
-            return "a year"
-        # Numbering: "1.", "(1)", "Option 2", "Step 3".
-        role = self._numbering(q)
-        if role:
-            return role
-        # Inside a question, a hypothetical, or negated.
-        if self.sent_interrogative[s]:
-            return "inside a question (an echo or an invented question)"
-        hyp = self.sent_hypothetical_from[s]
-        if hyp >= 0 and (hyp < first or self.clause[hyp] == self.clause[first]):
-            return "hypothetical"
-        p = self._prev(first)
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NOT_BEFORE and (
-                toks[p].text != "no" or (p >= 1 and toks[p - 1].text in ("is", "are", "was"))):
-            return "negated (is not X)"
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.CHANGE_BEFORE and not (toks[p].text == "de" and q.pct):
-            return "a change (by X)"
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in W.NUMBERING_BEFORE:
-            return "numbering or a label of something else"
-        # After the number.
-        if q.pct:
-            return self._after_percent(q)
-        if nxt is not None and nxt.kind == WORD:
-            return self._after_plain(q, nxt, nxt2)
-        if q.words:
-            return _NUMBER_WORD_ROLE
-        return None
-
-    def _asks_probability(self, s: int) -> bool:
-        """Sentence ``s`` mentions a probability (it is a probability question)."""
-        return self.head_before[self.sent_end[s]] > self.head_before[self.sent_start[s]] or any(
-            _cjk_has(self.toks[m].text, W.CJK_PROBABILITY_HEADS)
-            for m in range(self.sent_start[s], min(self.sent_end[s], self.sent_start[s] + 40)))
-
-    def _after_percent(self, q: Quantity) -> str | None:
-        toks, n = self.toks, self.n
-        last = q.last
-        nxt = toks[last + 1] if last + 1 < n else None
-        if nxt is None:
-            return None
-        after = toks[last + 2] if last + 2 < n else None
-        if self.toks[last].kind == WORD and not self.toks[last].text.isascii():
-            # CJK percent word with its particle: "40%の", "40퍼센트의"
-            rest = self.toks[last].text
-            for pfx in W.CJK_PERCENT_PREFIXES:
-                if rest.startswith(pfx):
-                    rest = rest[len(pfx):]
-                    break
-            if rest.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(rest, W.CJK_PROBABILITY_HEADS):
-                return "a share of something (X% of)"
-        if nxt.kind == WORD:
-            word = nxt.text
-            if word in W.PROPORTION_AFTER:
-                if word in ("of", "de", "des", "del") and after is not None and after.kind == WORD and (
-                        after.text in W.PROBABILITY_HEADS or after.text in ("chances", "probabilidad", "posibilidades")):
-                    return None
-                if word in ("a", "an") and (after is None or after.kind != WORD or after.text not in ("year", "month", "week", "day")):
-                    return None
-                return "a share or a change (X% of, X% more)"
-            if not word.isascii() and word.startswith(W.PROPORTION_AFTER_CJK) and not _cjk_has(word, W.CJK_PROBABILITY_HEADS):
-                return "a share of something (X% of)"
-            if q.words and q.form == "point" and not self.toks[q.first].pct and not self.toks[q.first].ratio:
-                return None
-        return None
-
-    def _after_plain(self, q: Quantity, nxt: Tok, nxt2: Tok | None) -> str | None:
-        word = nxt.text
-        if q.words:
-            return _NUMBER_WORD_ROLE
-        if word == "of" and q.form == "point":
-            return "a count (N of ...)"
-        if word in W.FOLLOWERS_OK or any(p[0] == word for p in W.BOUNDS_AFTER):
-            return None
-        if not word.isascii() and not any(c.isalpha() and ord(c) < 0x3000 for c in word[:1]):
-            # Unspaced scripts: "65です" is an answer, "3个月" and "10名" are counts.
-            if word.startswith(W.CJK_FOLLOWERS_OK + W.CJK_BOUNDS) or _cjk_filler(word):
-                return None
-            return "a count or a measurement"
-        if word in W.PROBABILITY_HEADS or word in ("likely", "percentile"):
-            return None if word != "percentile" else "a percentile"
-        return "a count or a measurement"
-
-    def _numbering(self, q: Quantity) -> str | None:
-        toks, n = self.toks, self.n
-        first, last = q.first, q.last
-        t = toks[first]
-        if q.pct or q.form != "point" or t.decimals or not 0 <= t.value <= 100:
-            return None
-        prev = toks[first - 1] if first > 0 else None
-        nxt = toks[last + 1] if last + 1 < n else None
-        after = toks[last + 2] if last + 2 < n else None
-        if t.value > 50 and not (prev is not None and prev.text == "(" and nxt is not None and nxt.text == ")"):
-            return None  # list items are small numbers; "(53)" is an option number too
-        if prev is not None and prev.kind == PUNCT and prev.text == "(" and nxt is not None and nxt.kind == PUNCT and nxt.text == ")":
-            return "numbering ((1))"  # "(80%)" has its percent sign, and "(1)" is not a restatement
-        if prev is not None and prev.kind == PUNCT and prev.text == "#":
-            return "numbering (#1)"
-        if nxt is None or nxt.kind != PUNCT or nxt.text not in ".)":
-            return None
-        line_first = prev is None or prev.kind == NL
-        sentence_first = line_first or (prev is not None and prev.kind == PUNCT and prev.text in ".!?;")
-        if not sentence_first:
-            return None
-        text_follows = after is not None and after.kind in (WORD, NUM) and after.space
-        if text_follows and (first > 0 or t.value == 1 or self._list_continues(last + 1, t.value)):
-            # "1. What is ...", "order. 2. The ...": a list item. At the very start of a reply only
-            # "1." or a number whose successor starts a later line; "65. Most papers ..." is an answer.
-            return "list numbering (1.)"
-        if line_first and first > 0 and (after is None or after.kind == NL):
-            # A line that is only "1." after a line ending with a colon, or in a list.
-            k = first - 1
-            while k >= 0 and toks[k].kind == NL:
-                k -= 1
-            if k >= 0 and toks[k].kind == PUNCT and toks[k].text == ":":
-                return "list numbering (1.)"
-        return None
-
-    def _list_continues(self, i: int, value: float) -> bool:
-        """A later line starts with "<value + 1>."."""
-        toks = self.toks
-        for m in range(i, self.n - 2):
-            if toks[m].kind == NL and toks[m + 1].kind == NUM and toks[m + 1].value == value + 1 \
-                    and toks[m + 2].text in ".)":
-                return True
-        return False
 
     # ------------------------------------------------------------------ pass 3: presentation
 
@@ -523,7 +120,7 @@ class Reader(Numbers):
             if k and self.qs[k - 1].role == "formula operand" and self.qs[k - 1].last + 4 >= q.first:
                 continue  # not the first operand
             probe = replace(q, role=None, how=None, event=None)
-            if not self._head(probe, self._prev(q.first) + 1) or probe.event is None:
+            if not self._head(probe, self.prev_index(q.first) + 1) or probe.event is None:
                 continue
             if not E.matches(probe.event, self.question):
                 continue
@@ -571,10 +168,21 @@ class Reader(Numbers):
                 last = b
         for k in range(1, len(qs)):
             a, b = qs[k - 1], qs[k]
-            if a.role is None or b.role is not None or [t.text for t in self.gap(a, b)] != ["("]:
+            if a.role is None or b.role is not None:
                 continue
-            if abs(b.value - a.value) <= 0.01 or (b.pct and not a.pct and abs(b.value - 100 * a.value) <= 0.01):
+            gap = [t.text for t in self.gap(a, b)]
+            same = gap == ["("] and (abs(b.value - a.value) <= 0.01
+                                     or (b.pct and not a.pct and abs(b.value - 100 * a.value) <= 0.01))
+            if same or (gap[-1:] == ["("] and len(gap) <= 4 and self._share_of_counts(k, b)):
                 b.role = "restates a number in another role"
+
+    def _share_of_counts(self, k: int, b: Quantity) -> bool:
+        """"1,250 of the 5,000 restaurants (25%)": the bracketed percentage is the counts' share."""
+        if k < 2 or not b.pct:
+            return False
+        part, whole = self.qs[k - 2], self.qs[k - 1]
+        return (part.role == "a count (N of ...)" and whole.value > 0
+                and abs(100 * part.value / whole.value - b.value) <= 0.5)
 
     def _alternatives(self) -> None:
         """"30% or 50%": two numbers offered as alternatives share one presentation, so they
@@ -588,21 +196,21 @@ class Reader(Numbers):
                                                                   and not a.fraction and not b.fraction))
             if not joined or abs(a.value - b.value) <= 0.01:
                 continue
-            if a.role in (None, _NUMBER_WORD_ROLE) and b.role in (None, _NUMBER_WORD_ROLE):
+            if a.role in (None, NUMBER_WORD_ROLE) and b.role in (None, NUMBER_WORD_ROLE):
                 if a.how is not None or b.how is not None:
                     src = a if a.strength >= b.strength else b
                     for q in (a, b):
                         q.role, q.how, q.strength = None, src.how, src.strength
-            elif a.role is None and a.how is not None and b.role is not None and b.role != _NUMBER_WORD_ROLE:
+            elif a.role is None and a.how is not None and b.role is not None and b.role != NUMBER_WORD_ROLE:
                 a.role = "an alternative to a number in another role"
-            elif b.role is None and b.how is not None and a.role is not None and a.role != _NUMBER_WORD_ROLE:
+            elif b.role is None and b.how is not None and a.role is not None and a.role != NUMBER_WORD_ROLE:
                 b.role = "an alternative to a number in another role"
 
     def _present(self, q: Quantity) -> None:
         """How ``q`` is presented as the answer (``how``, ``strength``, the event it names), if it is."""
         toks = self.toks
         anchor = q.anchor if q.result else q.first
-        a = self._prev(anchor) + 1  # first token of the hedges/bounds before the number
+        a = self.prev_index(anchor) + 1  # first token of the hedges/bounds before the number
         if q.form == "point" and a < anchor and any(
                 phrase_at(toks, m, W.BOUNDS_BEFORE) for m in range(a, anchor)):
             q.form = "bound"
@@ -612,7 +220,7 @@ class Reader(Numbers):
             q.form = "bound"
         if self._label(q, a):
             return
-        if q.result and a < q.first and self._label(q, self._prev(q.first) + 1):
+        if q.result and a < q.first and self._label(q, self.prev_index(q.first) + 1):
             return  # "the probability that E is (1/216) * 1 = 1/216": the "=" presents it
         if self._head(q, a):
             return
@@ -632,72 +240,21 @@ class Reader(Numbers):
         """A number right after "label:" or "label =" is presented by its label: an answer
         when the label names one (answer, estimate, probability, rating, "I'd say", or the
         question's event), otherwise something else ("Base rate: 30%", "Step 2: 1")."""
-        toks = self.toks
-        k = a - 1
+        if a < 1 or self.toks[a - 1].text not in _LABEL_MARKS:
+            return False  # the common case, at once
+        k = self._label_mark(a)
         if k < 0:
             return False
-        if toks[k].kind == NL:  # "Answer:\n25"
-            while k >= 0 and toks[k].kind == NL:
-                k -= 1
-            if k < 0 or toks[k].text != ":":
-                return False
-        if not ((toks[k].kind == PUNCT and toks[k].text in (":", "=", "\u2192"))
-                or (toks[k].kind == WORD and toks[k].text == "equals")):
-            return False
-        if toks[k].text == "\u2192":
-            # "Rating: 7/10 -> 70": a conversion of the quantity before the arrow.
-            before = self.owner[k - 1] if k > 0 else -1
-            if before < 0:
-                return False
-            src = self.qs[before]
-            if src.how is None:
-                return False
-            q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
-            q.standalone = True
-            return True
-        # The label: back to the start of its line or sentence (at most 16 tokens, not counting
-        # arithmetic: "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80").
-        start, parens, arithmetic = k, 0, 0
-        while start > 0 and k - start < 16 + arithmetic:
-            t = toks[start - 1]
-            if t.kind == NUM or (t.kind == PUNCT and t.text in "()=-+×*/÷"):
-                arithmetic += 1
-            if t.kind == NL:
-                break
-            if t.kind == PUNCT and t.text in ".!?;" and parens == 0 and not self._abbreviation(start - 1):
-                break
-            if t.kind == PUNCT and t.text == ")":
-                parens += 1
-            elif t.kind == PUNCT and t.text == "(":
-                parens -= 1
-            start -= 1
-        label = toks[start:k]
+        if self.toks[k].text == "\u2192":
+            return self._conversion(q, k)
+        label = self.toks[self._label_start(k):k]
         words = [t.text for t in label if t.kind == WORD]
-        equals = next((m for m, t in enumerate(label) if t.text == "="), -1)
-        if equals > 0 and any(t.kind == WORD and len(t.text) == 1 and t.text in words[:1] + [
-                x.text for x in label[:equals] if x.kind == WORD] for t in label[equals + 1:]):
+        if words and all(is_phrase_word(t) for t in label) and not _names_an_answer(words):
+            return False  # "Honestly: 30%", "Ehrlich gesagt: fifty-fifty": a hedge, not a label
+        if self._self_defined(label, words):
             q.role = "a variable defined by itself (P = 1 - P = ...)"
-            return True
-        heads = [w for w in words if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS or w in W.LIKELY_LABELS
-                 or w in W.CONCLUSION_LABELS or w == "p"]  # "p = 0.1", "P(not selected) = 0.95"
-        cjk_head = any(_cjk_has(w, W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION) for w in words)
-        revision = any((w,) in W.REVISION for w in words)
-        leadin = revision or (words[:1] and words[0] in W.FIRST_PERSON) or any(w in W.LEADIN_VERBS for w in words) and (
-            any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
-        if heads or cjk_head or leadin:
-            final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or _cjk_has(w, W.CJK_FINAL + ("答案", "回答", "答え"))
-                        for w in words)
-            q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
-            first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
-            if first_head is not None and any(t.text in W.COPULAS for t in label[first_head + 1:]) and any(
-                    t.kind == NUM for t in label[first_head + 1:]):
-                # "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80": a statement of the
-                # probability worked out in steps, not a labelled field.
-                q.label_form, q.prob = False, True
-            desc = self._descriptor_from_label(label)
-            if desc:
-                joined = "".join(desc)
-                q.event = E.make_event(desc, "" if joined.isascii() else joined)
+        elif _names_an_answer(words):
+            self._answer_label(q, label, words)
         elif self.question is not None and not self.question.binary and any(w not in W.STOPWORDS for w in words):
             # "Acceptance: 30%", "The online store attracts steady orders: 40": the asked event.
             ev = E.make_event([t.text for t in label if t.kind in (WORD, NUM)])
@@ -707,28 +264,85 @@ class Reader(Numbers):
             q.how, q.strength, q.label_form, q.event = "label", 2, True, ev
         else:
             q.role = "labelled as something else"
-            return True
+        if q.role is None:
+            q.standalone = True
+        return True
+
+    def _label_mark(self, a: int) -> int:
+        """The ":", "=", "→" or "equals" right before the number at ``a`` (also "Answer:\n25"), or -1."""
+        toks = self.toks
+        k = a - 1
+        if k >= 0 and toks[k].kind == NL:
+            while k >= 0 and toks[k].kind == NL:
+                k -= 1
+            if k < 0 or toks[k].text != ":":
+                return -1
+        if k < 0:
+            return -1
+        t = toks[k]
+        return k if (t.kind == PUNCT and t.text in (":", "=", "\u2192")) or (t.kind == WORD and t.text == "equals") else -1
+
+    def _conversion(self, q: Quantity, k: int) -> bool:
+        """"Rating: 7/10 -> 70": a conversion of the quantity before the arrow, presented as it was."""
+        before = self.owner[k - 1] if k > 0 else -1
+        if before < 0 or self.qs[before].how is None:
+            return False
+        src = self.qs[before]
+        q.how, q.strength, q.final, q.label_form = src.how, max(src.strength, 2), src.final, True
         q.standalone = True
         return True
+
+    def _label_start(self, k: int) -> int:
+        """The label before the mark at ``k``: back to the start of its line or sentence (at most
+        16 tokens, not counting arithmetic: "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80")."""
+        toks = self.toks
+        start, parens, arithmetic = k, 0, 0
+        while start > 0 and k - start < 16 + arithmetic:
+            t = toks[start - 1]
+            if t.kind == NL:
+                break
+            if t.kind == NUM:
+                arithmetic += 1
+            elif t.kind == PUNCT:
+                if t.text in "()=-+×*/÷":
+                    arithmetic += 1
+                if t.text in ".!?;" and parens == 0 and not self.abbreviation(start - 1):
+                    break
+                parens += (t.text == ")") - (t.text == "(")
+            start -= 1
+        return start
+
+    @staticmethod
+    def _self_defined(label: list[Tok], words: list[str]) -> bool:
+        """"P = 1 - P = 0": a variable defined by itself."""
+        equals = next((m for m, t in enumerate(label) if t.text == "="), -1)
+        if equals <= 0:
+            return False
+        named = set(words[:1]) | {x.text for x in label[:equals] if x.kind == WORD}
+        return any(t.kind == WORD and len(t.text) == 1 and t.text in named for t in label[equals + 1:])
+
+    def _answer_label(self, q: Quantity, label: list[Tok], words: list[str]) -> None:
+        final = any(w in W.FINAL_WORDS or w in W.ANSWER_WORDS or cjk_has(w, _CJK_FINAL_LABELS) for w in words)
+        q.how, q.strength, q.final, q.label_form = "label", 3 if final else 2, final, True
+        first_head = next((m for m, t in enumerate(label) if t.kind == WORD and t.text in W.PROBABILITY_HEADS), None)
+        if first_head is not None and any(t.text in W.COPULAS for t in label[first_head + 1:]) and any(
+                t.kind == NUM for t in label[first_head + 1:]):
+            # "The probability of E is 1 - (1 - 0.20) = 1 - 0.20 = 0.80": a statement of the
+            # probability worked out in steps, not a labelled field.
+            q.label_form, q.prob = False, True
+        desc = self._descriptor_from_label(label)
+        if desc:
+            joined = "".join(desc)
+            q.event = E.make_event(desc, "" if joined.isascii() else joined)
 
     @staticmethod
     def _descriptor_from_label(label: list[Tok]) -> list[str]:
         """The event a label names: "Chance of acceptance" -> acceptance, "Chance the store fails"
         -> the store fails, "P(not selected)" -> not selected, "Final answer" -> nothing."""
         texts = [t.text for t in label if t.kind in (WORD, NUM)]
-        # "P(not selected)": the event is in the brackets.
-        if "(" in [t.text for t in label]:
-            inner: list[str] = []
-            depth = 0
-            for t in label:
-                if t.text == "(":
-                    depth += 1
-                elif t.text == ")":
-                    depth -= 1
-                elif depth > 0 and t.kind in (WORD, NUM):
-                    inner.append(t.text)
-            if any(not _is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
-                return inner
+        inner = _in_brackets(label)
+        if any(not is_number_text(w) for w in inner):  # not "1 - (1 - 20) =": arithmetic
+            return inner
         skip = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.FINAL_WORDS | W.FIRST_PERSON | W.EVENT_OPENERS | {
             "my", "our", "the", "a", "best", "overall", "estimated", "to", "question", "this", "your"}
         heads = [k for k, w in enumerate(texts) if w in W.ANSWER_HEADS or w in W.PROBABILITY_HEADS]
@@ -748,21 +362,13 @@ class Reader(Numbers):
     # -- "the probability [that E] is X", "la probabilité est de X", "確率は約X"
 
     def _head(self, q: Quantity, a: int) -> bool:
+        """present.head: "the probability [that E] is X", "my estimate is X", "確率は約X"."""
         toks = self.toks
         s = self.sent[q.first]
         lo = max(self.sent_start[s], a - 40)
-        # CJK: the head inside the token right before the number ("概率约为", "確率は約", "확률은")
         k = a - 1
-        if k >= lo and toks[k].kind == WORD and not toks[k].text.isascii():
-            word = toks[k].text
-            for head in W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS:
-                pos = word.rfind(head)
-                if pos >= 0:
-                    rest = word[pos + len(head):]
-                    if all(c in W.CJK_COPULA_CHARS for c in rest):
-                        before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
-                        self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
-                        return True
+        if k >= lo and toks[k].kind == WORD and not toks[k].text.isascii() and self._cjk_head(q, k, lo):
+            return True
         if self.anyhead_before[a] == self.anyhead_before[lo]:
             return False
         heads = [m for m in range(lo, a) if toks[m].kind == WORD and self.owner[m] < 0 and (
@@ -781,54 +387,37 @@ class Reader(Numbers):
                 return True
         return False
 
+    def _cjk_head(self, q: Quantity, k: int, lo: int) -> bool:
+        """The head inside the run right before the number, then only copulas ("概率约为",
+        "確率は約", "확률은"); the event is the text before the head."""
+        toks = self.toks
+        word = toks[k].text
+        for head in _CJK_HEADS:
+            pos = word.rfind(head)
+            if pos >= 0:
+                rest = word[pos + len(head):]
+                if all(c in W.CJK_COPULA_CHARS for c in rest):
+                    before = "".join(t.text for t in toks[lo:k] if t.kind == WORD) + word[:pos]
+                    self._set_head(q, head in W.CJK_PROBABILITY_HEADS, ":" in rest, before, [], cjk=True)
+                    return True
+        return False
+
     def _parse_between(self, q: Quantity, head: Tok, between: list[Tok]) -> bool:
-        strip = _HEAD_LINKS
-        texts = [t.text for t in between]
-        link = None
-        copulas = 0
-        relative = False  # ", which is X": a relative clause, about the noun right before it
-        while texts and texts[-1] in strip:
-            if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in strip or texts[-2] in W.OF_LIKE):
-                return False  # "a pool of 5%": "of" after an event is not a copula
-            if link is None:
-                link = texts[-1]
-            if texts[-1] not in (",", "which", "that", "it"):
-                copulas += 1
-            relative = relative or texts[-1] == "which"
-            texts.pop()
+        """Is what lies between a head ("the probability") and ``q`` a copula and, optionally,
+        the event ("that E is", ", dass E, liegt bei")? If so ``q`` is presented by the head."""
+        links = _links_before_number([t.text for t in between])
+        if links is None:
+            return False  # "a pool of 5%": "of" after an event is not a copula
+        texts, link, copulas, relative = links
         is_prob = head.text in W.PROBABILITY_HEADS
-        ascii_head = head.text.isascii()
-        if texts and all(x in strip or x in Q.OPERATORS or x in Q.RESULT_LINKS or _is_number_text(x) for x in texts) \
-                and any(_is_number_text(x) for x in texts):
-            texts = []  # "the probability is 1 - 0.6, which is 0.4": the expression is a step
-        while texts and texts[0] in (",", "—", ":"):
-            texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
-        for k in range(len(texts) - 2):
-            if texts[k] == "," and (texts[k + 1] == "let's" or (texts[k + 1] in W.STEP_SUBJECTS
-                                                                and texts[k + 2] in W.NEW_CLAUSE_VERBS)):
-                # "the probability of E, we need to calculate the number of X, which is 25%"
-                return False
-        if relative and any(x in W.QUANTITY_NOUNS for x in texts):
-            # "the probability of E can be calculated based on the total number of places, which
-            # is 6": the relative clause is about the nearer noun.
+        if _new_clause(texts) or (relative and any(x in W.QUANTITY_NOUNS for x in texts)):
+            # "the probability of E, we need to calculate the number of X, which is 25%"; "... based on
+            # the total number of places, which is 6": the number belongs to the nearer clause or noun.
             return False
-        if texts:
-            if not copulas and (ascii_head or head.text == "вероятностью"):
-                return False
-            opener = texts[0]
-            if (ascii_head and opener not in W.EVENT_OPENERS and opener not in ("to", "on", "in", "for", "about")
-                    and not opener.startswith("qu'")):
-                # "the answer is no, 7/8 ..." / "probability distribution X": not a statement of X
-                return False
-            if head.text in W.ANSWER_HEADS and not is_prob and opener not in ("to", "for", "on", "is"):
-                return False
-            desc = texts[1:] if opener in W.EVENT_OPENERS or opener in ("to", "on", "in", "for", "about") else texts
-            if len(desc) > 35:
-                return False
-        else:
-            desc = []
-        label_like = link in (":", "=")
-        self._set_head(q, is_prob, label_like, "", desc, answer_head=not is_prob)
+        desc = _event_description(head, is_prob, texts, copulas) if texts else []
+        if desc is None:
+            return False
+        self._set_head(q, is_prob, link in (":", "="), "", desc, answer_head=not is_prob)
         return True
 
     def _set_head(self, q: Quantity, is_prob: bool, label_like: bool, raw_before: str, desc: list[str],
@@ -860,53 +449,71 @@ class Reader(Numbers):
     # -- "X% chance that E", "55% that they pass", "a 40% chance of"
 
     def _chance_after(self, q: Quantity) -> bool:
-        toks, n = self.toks, self.n
-        if not q.pct and not (0 < q.value < 1):
+        """"X% chance that E", "a 0.75 probability of E", "55% that they pass", "70 %
+        wahrscheinlich": a chance word (or an opener) after the number; the event follows it."""
+        j = self._chance_word_after(q) if q.pct or 0 < q.value < 1 else -1
+        if j < 0:
             return False
-        j = q.last + 1
-        if j < n and toks[j].kind == WORD and toks[j].text in ("de", "of", "des", "d'"):
-            j += 1
-        if j >= n:
-            return False
-        t = toks[j]
-        opener_only = t.kind == WORD and t.text in ("that", "que", "dass", "chance") and q.pct
-        is_head = t.kind == WORD and (t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS)
-        if not (is_head or opener_only or (t.kind == WORD and _cjk_has(t.text, W.CJK_PROBABILITY_HEADS))):
-            return False
-        # The event: after the head (and an opener), to the end of the clause.
-        c = self.clause[q.first]
-        end = self.clause_end[c] if c < len(self.clause_end) else n
-        desc_toks = [x for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
-        if desc_toks and desc_toks[0].text in W.EVENT_OPENERS:
-            desc_toks = desc_toks[1:]
-        desc = [x.text for x in desc_toks]
-        if self.truncated and end >= n and (desc or toks[n - 1].kind == WORD):
-            # "The online store has a 100% chance of attracting a" (cut off): what the chance
-            # is of is unknown.
-            q.role = "the probability of an event that is cut off"
+        desc = self._chance_event(q, j)
+        cut_off = "the probability of an event that is cut off"
+        if desc is None:
+            # "The online store has a 100% chance of attracting a" (cut off): what the chance is of is unknown.
+            q.role = cut_off
             return True
-        # "A salesman ... has a 40% chance of": the subject is part of the event.
-        p = self._prev(q.first)
-        subject: list[str] = []
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
-            p -= 1
-        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands"):
-            s = self.sent[q.first]
-            subject = [x.text for x in toks[self.sent_start[s]:p] if x.kind == WORD]
-            q.new_subject = subject[:1] in (["a"], ["an"])
-            if not desc:
-                q.role = "the probability of an event that is cut off"
-                q.how = None
-                return True
-        q.how = "chance"
-        q.strength = 2
-        q.prob = True
-        pronoun = subject[-1:] in (["there"], ["it"], ["this"], ["i"]) or not subject
-        words = desc if pronoun else subject + desc
+        subject = self._chance_subject(q)
+        if subject is not None and not desc:
+            q.role, q.how = cut_off, None
+            return True
+        q.how, q.strength, q.prob = "chance", 2, True
+        pronoun = not subject or subject[-1:] in (["there"], ["it"], ["this"], ["i"])
+        words = desc if pronoun or subject is None else subject + desc
         if words:
             raw = "".join(words)
             q.event = E.make_event(words, raw if not raw.isascii() else "")
         return True
+
+    def _chance_word_after(self, q: Quantity) -> int:
+        """The chance word after ``q`` (past "of", "de"), or -1."""
+        toks, n = self.toks, self.n
+        if not q.pct and not (0 < q.value < 1):
+            return -1
+        j = q.last + 1
+        if j < n and toks[j].kind == WORD and toks[j].text in ("de", "of", "des", "d'"):
+            j += 1
+        if j >= n or toks[j].kind != WORD:
+            return -1
+        t = toks[j]
+        opener_only = t.text in ("that", "que", "dass", "chance") and q.pct
+        if t.text in W.PROBABILITY_HEADS or t.text in W.CHANCE_WORDS or opener_only or cjk_has(
+                t.text, W.CJK_PROBABILITY_HEADS):
+            return j
+        return -1
+
+    def _chance_event(self, q: Quantity, j: int) -> list[str] | None:
+        """The event after the chance word at ``j``, to the end of the clause; None when a
+        cut-off reply ends inside it."""
+        toks, n = self.toks, self.n
+        c = self.clause[q.first]
+        end = self.clause_end[c] if c < len(self.clause_end) else n
+        desc = [x.text for x in toks[j + 1:min(end, j + 31)] if x.kind in (WORD, NUM)]
+        if desc and desc[0] in W.EVENT_OPENERS:
+            desc = desc[1:]
+        if self.truncated and end >= n and (desc or toks[n - 1].kind == WORD):
+            return None
+        return desc
+
+    def _chance_subject(self, q: Quantity) -> list[str] | None:
+        """"A salesman ... has a 40% chance of": the words before "has" are part of the event
+        (``q.new_subject`` when they start with "a"); None when no such verb comes before."""
+        toks = self.toks
+        p = self.prev_index(q.first)
+        if p >= 0 and toks[p].kind == WORD and toks[p].text in ("a", "an"):
+            p -= 1
+        if not (p >= 0 and toks[p].kind == WORD and toks[p].text in ("has", "have", "had", "with", "gives", "stands")):
+            return None
+        subject = [x.text for x in toks[self.sent_start[self.sent[q.first]]:p] if x.kind == WORD]
+        q.new_subject = subject[:1] in (["a"], ["an"])
+        return subject
 
     # -- "I'd say 70%", "I'd put it at 92%", "Je dirais 70 %", "Ich schätze 70 %"
 
@@ -935,82 +542,102 @@ class Reader(Numbers):
     # -- "About 65%.", "Or 80%.", "most likely around 65", a line that is only "**75**"
 
     def _phrase(self, q: Quantity, a: int) -> None:
+        """present.phrase, else present.short-sentence (see their entries)."""
         c = self.clause[q.first]
-        s = self.sent[q.first]
         # Bound phrases right before the number ("не более", "no more than") are part of it.
         anchor = q.anchor if q.result else q.first
-        bound_words = sum(1 for m in range(a, anchor) if not _is_phrase_word(self.toks[m]))
+        bound_words = sum(1 for m in range(a, anchor) if not is_phrase_word(self.toks[m]))
         if self.clause_other[c] - bound_words == 0 and self.clause_words[c] <= 10:
-            q.how = "phrase"
-            whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
-            first_clause = self.clause_start[c] <= self.first_content
-            conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
-                             for m in range(max(self.clause_start[c], q.first - 6), q.first))
-            q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
-            q.standalone = whole_sentence and self.sent_words[s] <= 4
-            return
+            self._phrase_strength(q, c)
+        elif self._short_sentence(q):
+            q.how, q.strength = "short sentence", 1
+
+    def _phrase_strength(self, q: Quantity, c: int) -> None:
+        """A phrase is explicit (2) when it is a whole sentence, the reply's first clause or a
+        conclusion ("..., so 55"); a trailing phrase is weak (1)."""
+        s = self.sent[q.first]
+        q.how = "phrase"
+        whole_sentence = self.clause_start[c] <= self.sent_start[s] and self.clause_end[c] >= self.sent_end[s]
+        first_clause = self.clause_start[c] <= self.first_content
+        conclusion = any(self.toks[m].text in W.CONCLUSION or self.toks[m].text in ("likely", "rather")
+                         for m in range(max(self.clause_start[c], q.first - 6), q.first))
+        q.strength = 2 if (whole_sentence or first_clause or conclusion) else 1
+        q.standalone = whole_sentence and self.sent_words[s] <= 4
+
+    def _short_sentence(self, q: Quantity) -> bool:
+        """A percentage alone in a short sentence, not negated, not a degree of a quality ("is
+        100% accurate") and not about a subject of its own ("The passing grade is 60%")."""
+        s = self.sent[q.first]
         if not (self.sent_words[s] <= 12 and self.sent_qs[s] == 1 and q.pct and not q.fraction
                 and not self.sent_negated[s]):
-            return
+            return False
         after = self.toks[q.last + 1] if q.last + 1 < self.n else None
         if (after is not None and after.kind == WORD and after.text.isascii() and after.text not in W.FOLLOWERS_OK
                 and after.text not in W.CHANCE_WORDS and after.text not in W.PROBABILITY_HEADS):
-            return  # "will be 100 percent spontaneous", "is 100% accurate": a degree of a quality
+            return False
         before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
         words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
-        if any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS):
-            return  # "The passing grade is 60%", "The base rate is 30%": a fact about something else
-        q.how, q.strength = "short sentence", 1
+        return not (any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS))
 
     def _echo_checks(self, q: Quantity) -> None:
+        """The context rules, in order: the first that gives ``q`` a role decides."""
         qn = self.question
         if qn is None:
             return
+        role = self._echoed(q, qn)
+        if role is not None:
+            q.role = role
+            return
+        event = q.event if q.event is None and not (q.how == "head" and q.prob) else self._stated_event(q)
+        if event is None and q.how == "head" and q.prob and q.event is None and self._named_probability(q):
+            q.role = "a probability of a kind (the binomial probability), of no named event"
+        elif event is not None and not E.matches(event, qn):
+            q.role = "the probability of another event"
+        elif self._given_the_asked_event(q, qn):
+            q.role = "conditional on the asked event (given that it happens, ...)"
+        elif self.sent[q.first] + 1 < len(self.sent_interrogative) and self._premise(q, event):
+            q.role = "the premise of a question the reply asks"
+
+    def _echoed(self, q: Quantity, qn: E.Question) -> str | None:
+        """context.quoted, context.restated-from-question, context.echo-number."""
         raw = self.toks[q.first].value
         if q.how != "label" and (
                 (q.first >= 2 and E.number_context(self.toks, q.first) in qn.contexts) or self._quoted(q, qn)):
-            q.role = "quoted from the question"
-            return
+            return "quoted from the question"
         if q.strength <= 1 and q.form == "point" and (
                 (q.pct and raw in qn.percent_numbers) or (not q.pct and raw in qn.plain_numbers)):
-            q.role = "restated from the question"
-            return
+            return "restated from the question"
         if qn.binary and q.answer_head and not q.pct and raw in qn.plain_numbers:
-            q.role = "a number from the question (echo)"
-            return
+            return "a number from the question (echo)"
+        return None
+
+    def _stated_event(self, q: Quantity) -> E.Event | None:
+        """The event ``q`` is stated for: its own, or for "this event" the one named before; for
+        "The probability is X" with none, the question the reply asked just before, else the
+        event of the probability stated before ("The probability of E is 100%. Therefore, the
+        probability is 100%."), else one named in the sentence before ("..., which is the
+        probability of E. So, the probability is 1/2.")."""
         event = q.event
         if event is not None and E.is_generic(event):
-            # "... the probability of choosing a volunteer. The probability of this event is 0"
-            event = self._event_named_before(q.first) or event
-        elif event is None and q.how == "head" and q.prob:
-            # "What is the probability that a coin lands heads? The probability is 50%."
-            event = self._event_asked_just_before(q.first)
-            if event is None:
-                # "The probability of E is 100%. Therefore, the probability is 100%.": E again;
-                # also when E was named without a number in the sentence before ("..., which is
-                # the probability of E. So, the probability is 1/2.").
-                event = self._event_stated_before(q)
-                s = self.sent[q.first] - 1
-                while s > 0 and not self.sent_words[s]:
-                    s -= 1  # the sentence before, past empty lines
-                if event is None and s >= 0:
-                    event = self._event_named_before(q.first, lo=self.sent_start[s])
-            if event is None and self._named_probability(q):
-                q.role = "a probability of a kind (the binomial probability), of no named event"
-                return
-        if event is not None and not E.matches(event, qn):
-            q.role = "the probability of another event"
-            return
-        if self._given_the_asked_event(q, qn):
-            q.role = "conditional on the asked event (given that it happens, ...)"
-            return
+            return self._event_named_before(q.first) or event
+        if event is not None or q.how != "head" or not q.prob:
+            return event
+        event = self._event_asked_just_before(q.first) or self._event_stated_before(q)
+        if event is None:
+            s = self.sent[q.first] - 1
+            while s > 0 and not self.sent_words[s]:
+                s -= 1  # the sentence before, past empty lines
+            if s >= 0:
+                event = self._event_named_before(q.first, lo=self.sent_start[s])
+        return event
+
+    def _premise(self, q: Quantity, event: E.Event | None) -> bool:
+        """"A salesman has a 40% chance of closing. What is the probability that ...?": the
+        number is a given of a problem the reply invents (unless it names the asked event)."""
         s = self.sent[q.first]
         named = event is not None and bool(event.words or event.bigrams) and not event.reference and not q.new_subject
-        if (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
-                and self._asks_probability(s + 1)):
-            # "A salesman has a 40% chance of closing. What is the probability that ...?": the
-            # number is a given of a problem the reply invents (unless it names the asked event).
-            q.role = "the premise of a question the reply asks"
+        return (not named and s + 1 < len(self.sent_interrogative) and self.sent_interrogative[s + 1]
+                and self.asks_probability(s + 1))
 
     def _named_probability(self, q: Quantity) -> bool:
         """"The binomial probability is 0.725": a probability of a kind, naming no event."""
@@ -1090,47 +717,43 @@ class Reader(Numbers):
         """Mark the quantity a cut-off reply ends on (see the README's rule 5)."""
         if self.truncated is False:
             return
-        toks = self.toks
         k = self.n - 1
-        while k >= 0 and toks[k].kind == NL:
+        while k >= 0 and self.toks[k].kind == NL:
             k -= 1
         if k < 0:
             return
-        t = toks[k]
-        owner = self.owner[k]
-        unfinished_joiner = False
-        zero_dot = False
-        if t.kind == PUNCT and t.text == "." and k >= 1 and toks[k - 1].kind == NUM and not t.space:
-            # "is 0." (and, when known to be cut, "is 60."): the decimals are missing.
-            num = toks[k - 1]
-            owner = self.owner[k - 1]
-            if owner < 0 or self.qs[owner].last != k - 1 or num.decimals:
-                return
-            if num.value == 0 or self.truncated:
-                zero_dot = num.value != 100
-            else:
-                return
-        elif t.kind in (WORD, PUNCT) and owner < 0 and k >= 1 and self.owner[k - 1] >= 0:
-            if t.text in ("in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"):
-                owner = self.owner[k - 1]
-                unfinished_joiner = True
-            else:
-                return
-        elif t.kind != NUM or owner < 0 or self.qs[owner].last != k:
+        end = self._unfinished_end(k)
+        if end is None:
             return
-        q = self.qs[owner]
-        if not (zero_dot or unfinished_joiner) and q.value == 100 and not toks[q.last].decimals:
+        q, zero_dot, joiner = end
+        if not (zero_dot or joiner) and q.value == 100 and not self.toks[q.last].decimals:
             return  # "is 100": no continuation gives another value on the scale
         # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
         # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
-        if self.truncated is None and (not (zero_dot or unfinished_joiner) or (zero_dot and self._whole_reply())):
+        if self.truncated is None and (not (zero_dot or joiner) or (zero_dot and self.whole_reply())):
             return
         q.cut = True
-        self.cut_unfinished = unfinished_joiner or zero_dot
+        self.cut_unfinished = joiner or zero_dot
 
-    def _whole_reply(self) -> bool:
-        """The reply is nothing but quantities and phrase words ("0.", "About 65%.")."""
-        return all(self.owner[m] >= 0 or _is_phrase_word(self.toks[m]) for m in range(self.n))
+    def _unfinished_end(self, k: int) -> tuple[Quantity, bool, bool] | None:
+        """The quantity the reply ends on at token ``k``, with (the decimals are missing after
+        "0.", an unfinished joiner "1 in" follows), or None when it ends on no quantity."""
+        toks = self.toks
+        t = toks[k]
+        owner = self.owner[k]
+        if t.kind == PUNCT and t.text == "." and k >= 1 and toks[k - 1].kind == NUM and not t.space:
+            # "is 0." (and, when known to be cut, "is 60."): the decimals are missing.
+            num, owner = toks[k - 1], self.owner[k - 1]
+            if owner < 0 or self.qs[owner].last != k - 1 or num.decimals or not (num.value == 0 or self.truncated):
+                return None
+            return self.qs[owner], num.value != 100, False
+        if t.kind in (WORD, PUNCT) and owner < 0 and k >= 1 and self.owner[k - 1] >= 0:
+            if t.text in _UNFINISHED_JOINERS:
+                return self.qs[self.owner[k - 1]], False, True
+            return None
+        if t.kind != NUM or owner < 0 or self.qs[owner].last != k:
+            return None
+        return self.qs[owner], False, False
 
     def scale(self, q: Quantity) -> None:
         """A bare value in (0, 1) -- or exactly 1 in a sentence about the probability -- is on
@@ -1146,7 +769,7 @@ class Reader(Numbers):
         if q.prob and not q.label_form and v < 1:
             q.value = 100 * v
             return
-        q.role = SCALE_01
+        q.role, q.rule = SCALE_01, SCALE_RULE.name
 
     def _restated_as_percent(self, q: Quantity) -> bool:
         """"0.8 (80%)", "0.45, i.e. 45%", "0.0123 (or 1.23%)", "0.69215... (... 69.21"."""
@@ -1163,54 +786,119 @@ class Reader(Numbers):
         return False
 
     def decide(self) -> Reading:
+        """The answer among the presented numbers, or why there is none: each step is a named
+        decision rule (``DECISION_RULES``, in the order they apply)."""
         cands = [q for q in self.qs if q.how is not None and q.role is None]
         cut = [q for q in cands if q.cut]
         cands = [q for q in cands if not q.cut]
         cut += [q for q in self.qs if q.cut and q.expected is not None and q not in cut]
-        if cut and cands and not any(q.final for q in cands) and self._parallel_cut(cut[-1], cands):
-            return Reading(None, TRUNCATED)
-        if cands and self.unread and max(self.unread) > cands[-1].first and not any(q.final for q in cands):
-            return Reading(None, f"{CONFLICT} (later stated as a formula it does not work out)")
+        early = self._cut_or_unread(cut, cands)
+        if early is not None:
+            return early
         for q in cands:
             self.scale(q)
         ambiguous = [q for q in cands if q.role == SCALE_01]
         cands = [q for q in cands if q.role is None]
         if not cands:
-            return Reading(None, self._no_answer_reason(cut, ambiguous))
-        # Explicit revision: a later answer after a retraction cue replaces the earlier ones.
-        kept: list[Quantity] = []
-        for q in cands:
-            if kept and self._revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
-                kept = []
-            kept.append(q)
-        cands = kept
-        # A marked final answer wins over what came before it.
-        finals = [k for k, q in enumerate(cands) if q.final]
-        if finals:
-            cands = cands[finals[0]:]
-            cands = [q for q in cands if q.final or q.strength >= 2]
-        # Explicit presentations win over weak ones; a point estimate over a range or bound.
-        # Odds restated as a percentage count as that percentage ("1 in 3 (about 33%)").
-        for q in cands:
-            if q.fraction:
-                same = [r for r in cands if not r.fraction and r.pct and abs(r.value - q.value) < 1]
-                if same:
-                    q.value = same[0].value
-        if any(q.strength >= 2 for q in cands):
-            cands = [q for q in cands if q.strength >= 2]
-        if any(q.form == "point" for q in cands):
-            cands = [q for q in cands if q.form == "point"]
+            return self._no_answer(cut, ambiguous)
+        narrowed: list[str] = []
+        undecided = self._undecided(cands, narrowed)
+        if undecided is not None:
+            return undecided
+        for name, narrow in _NARROWING:
+            kept = narrow(self, cands)
+            if len(kept) < len(cands):
+                narrowed.append(name)
+            cands = kept
+        return self._one_value(cands, narrowed)
+
+    def _cut_or_unread(self, cut: list[Quantity], cands: list[Quantity]) -> Reading | None:
+        if cut and cands and not any(q.final for q in cands) and self._parallel_cut(cut[-1], cands):
+            return Reading(None, TRUNCATED, CUT_ALTERNATIVE.name)
+        if cands and self.unread and max(self.unread) > cands[-1].first and not any(q.final for q in cands):
+            return Reading(None, UNREAD_FORMULA.text, UNREAD_FORMULA.name)
+        return None
+
+    def _one_value(self, cands: list[Quantity], narrowed: list[str]) -> Reading:
         values: list[float] = []
         for q in cands:  # the same number repeated is one answer ("33.33" and "33.333"; not "0.01" and "0.001")
             if not any(abs(q.value - v) <= min(0.01, 0.01 * max(abs(v), abs(q.value))) for v in values):
                 values.append(q.value)
         if len(values) > 1:
             shown = ", ".join(f"{v:g}" for v in values[:5])
-            return Reading(None, f"{CONFLICT} ({shown})")
+            return Reading(None, f"{CONFLICT} ({shown})", DECIDE_CONFLICT.name)
         value = values[0]
         if math.isnan(value) or not 0 <= value <= 100:
-            return Reading(None, f"{OUT_OF_RANGE} ({value:g})")
-        return Reading(float(value), None)
+            return Reading(None, f"{OUT_OF_RANGE} ({value:g})", DECIDE_OUT_OF_RANGE.name)
+        winner = cands[-1]
+        return Reading(float(value), None, narrowed[-1] if narrowed else presentation_rule(winner), winner.first)
+
+    def _undecided(self, cands: list[Quantity], narrowed: list[str]) -> Reading | None:
+        """decide.undecided: see its entry below."""
+        if len(self.qs) < 2 and not any(q.form == "range" for q in self.qs):
+            return None  # one number, not a range ("torn between 30% and 40%"): nothing to decide between
+        cue = self._cannot_decide()
+        if cue < 0:
+            return None
+        s = self.sent[cue]
+        settling = [q for q in cands if q.first > cue and q.strength >= 2]
+        weighed = [q for q in self.qs if self.sent[q.first] == s and q.role != SCALE_ROLE and q not in settling]
+        values: set[float] = {q.value for q in cands if q.first <= cue}
+        for q in weighed:
+            values.update((q.low, q.high) if q.form == "range" else (q.value,))
+        end = max([q.last for q in weighed] + [cue])
+        later = [q for q in settling if q.first > end]
+        if later:
+            cands[:] = later
+            narrowed.append(UNDECIDED.name)
+            return None
+        if len(values) < 2:
+            return None
+        shown = ", ".join(f"{v:g}" for v in sorted(values)[:5])
+        return Reading(None, f"{CONFLICT} ({shown})", UNDECIDED.name)
+
+    def _cannot_decide(self) -> int:
+        """The token where the reply says it cannot decide (-1: nowhere)."""
+        toks = self.toks
+        for m in range(self.n):
+            t = toks[m]
+            if t.kind != WORD or (t.text not in _CANNOT_DECIDE_FIRST and t.text.isascii()):
+                continue
+            if phrase_at(toks, m, W.CANNOT_DECIDE) or cjk_has(t.text, W.CJK_CANNOT_DECIDE):
+                return m
+        return -1
+
+    def _no_answer(self, cut: list[Quantity], ambiguous: list[Quantity]) -> Reading:
+        if cut or self.cut_unfinished:
+            return Reading(None, TRUNCATED, NO_ANSWER_TRUNCATED.name)
+        if ambiguous:
+            return Reading(None, SCALE_01, NO_ANSWER_SCALE_01.name)
+        adopted = self._adopted_base_rate()
+        if adopted is not None:
+            return adopted
+        return self._no_answer_reason()
+
+    def _adopted_base_rate(self) -> Reading | None:
+        """decide.adopted-base-rate: see its entry below."""
+        toks = self.toks
+        for m in range(self.n):
+            t = toks[m]
+            if t.kind != WORD or (t.text not in _ADOPT_FIRST and t.text.isascii()):
+                continue
+            k = phrase_at(toks, m, W.ADOPT)
+            if k:
+                near = range(m + k, min(self.n, m + k + 5))
+                if not any(toks[j].text in W.BASE_RATE_WORDS for j in near):
+                    continue
+            elif not (cjk_has(t.text, W.CJK_ADOPT) and any(
+                    cjk_has(toks[j].text, W.CJK_BASE_RATE) for j in range(max(0, m - 3), min(self.n, m + 4)))):
+                continue
+            pool = [q for q in self.qs if q.pct and not q.cut and q.form == "point" and q.first < m + 12
+                    and (q.role is None or q.role in _ADOPTABLE)]
+            if pool and all(abs(q.value - pool[0].value) <= 0.01 for q in pool) and 0 <= pool[0].value <= 100:
+                return Reading(float(pool[0].value), None, ADOPTED_BASE_RATE.name, pool[0].first)
+            return None
+        return None
 
     def _parallel_cut(self, cut: Quantity, cands: list[Quantity]) -> bool:
         """The reply was cut off on a number presented the way an earlier answer was (the same
@@ -1229,35 +917,31 @@ class Reader(Numbers):
         before = toks[cut.first - 1].text
         return any(q.first >= 1 and toks[q.first - 1].text == before for q in cands)
 
-    def _revision_between(self, a: int, b: int) -> bool:
+    def revision_between(self, a: int, b: int) -> bool:
         toks = self.toks
         for m in range(a, b):
             if toks[m].kind == WORD:
                 if phrase_at(toks, m, W.REVISION):
                     return True
-                if _cjk_has(toks[m].text, W.CJK_REVISION):
+                if cjk_has(toks[m].text, W.CJK_REVISION):
                     return True
         return False
 
-    def _no_answer_reason(self, cut: list[Quantity], ambiguous: list[Quantity]) -> str:
+    def _no_answer_reason(self) -> Reading:
         toks = self.toks
-        if cut or self.cut_unfinished:
-            return TRUNCATED
-        if ambiguous:
-            return SCALE_01
-        if self._starts_with(W.REFUSAL) or any(_cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
-            return REFUSAL
+        if self._starts_with(W.REFUSAL) or any(cjk_has(t.text, W.CJK_REFUSAL) for t in toks[:60] if t.kind == WORD):
+            return Reading(None, REFUSAL, NO_ANSWER_REFUSAL.name)
         first = next((t for t in toks if t.kind in (WORD, NUM)), None)
         if first is not None and first.kind == WORD and (first.text in W.YES_NO or first.text.startswith(W.CJK_YES_NO)):
-            return YES_NO
+            return Reading(None, YES_NO, NO_ANSWER_YES_NO.name)
         if any(q.role == PER_MILLE for q in self.qs):
-            return PER_MILLE
-        if not self.qs or all(q.words and q.role == _NUMBER_WORD_ROLE for q in self.qs):
-            return NO_NUMBER
+            return Reading(None, PER_MILLE, NO_ANSWER_PER_MILLE.name)
+        if not self.qs or all(q.words and q.role == NUMBER_WORD_ROLE for q in self.qs):
+            return Reading(None, NO_NUMBER, NO_ANSWER_NO_NUMBER.name)
         free = {q.value for q in self.qs if q.role is None and q.pct}
         if len(free) >= 2 and self._starts_with(W.UNDECIDED):
-            return f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})"
-        return OTHER_ROLES
+            return Reading(None, f"{CONFLICT} ({', '.join(f'{v:g}' for v in sorted(free)[:5])})", UNDECIDED_FREE.name)
+        return Reading(None, OTHER_ROLES, NO_ANSWER_OTHER_ROLES.name)
 
     def _starts_with(self, phrases: frozenset[tuple[str, ...]]) -> bool:
         toks = self.toks
@@ -1265,21 +949,255 @@ class Reader(Numbers):
         return any(toks[m].kind == WORD and phrase_at(toks, m, phrases) for m in range(limit))
 
 
-ECHO = "no answer: an echo of the question"
 
 
-def read(text: str, question: E.Question | None, truncated: bool | None) -> Reading:
-    """The answer a prepared reply text presents (see the module docstring)."""
+_LABEL_HEADS = W.ANSWER_HEADS | W.PROBABILITY_HEADS | W.LIKELY_LABELS | W.CONCLUSION_LABELS | {"p"}
+_CJK_LABEL_HEADS = W.CJK_ANSWER_HEADS + W.CJK_PROBABILITY_HEADS + W.CJK_CONCLUSION
+_CJK_FINAL_LABELS = W.CJK_FINAL + ("答案", "回答", "答え")
+
+
+def _names_an_answer(words: list[str]) -> bool:
+    """A label that names the answer: a head ("Answer", "Probability", "p", "Likely",
+    "Overall", "答案"), a first-person lead-in ("I'd say:") or a revision ("Actually:")."""
+    if any(w in _LABEL_HEADS for w in words) or any(cjk_has(w, _CJK_LABEL_HEADS) for w in words):
+        return True
+    if any((w,) in W.REVISION for w in words) or (words and words[0] in W.FIRST_PERSON):
+        return True
+    return any(w in W.LEADIN_VERBS for w in words) and (
+        any(w in W.FIRST_PERSON for w in words) or not all(w.isascii() for w in words))
+
+
+def _in_brackets(label: list[Tok]) -> list[str]:
+    """"P(not selected)": the words and numbers inside the label's brackets."""
+    inner: list[str] = []
+    depth = 0
+    for t in label:
+        if t.text == "(":
+            depth += 1
+        elif t.text == ")":
+            depth -= 1
+        elif depth > 0 and t.kind in (WORD, NUM):
+            inner.append(t.text)
+    return inner
+
+
+_CJK_HEADS = W.CJK_PROBABILITY_HEADS + W.CJK_ANSWER_HEADS
+_LABEL_MARKS = frozenset({":", "=", "\u2192", "equals", "\n"})
+_CANNOT_DECIDE_FIRST = frozenset(p[0] for p in W.CANNOT_DECIDE)
+_ADOPT_FIRST = frozenset(p[0] for p in W.ADOPT)
+_EVENT_PREPOSITIONS = ("to", "on", "in", "for", "about")
+# A reply cut off after one of these, right after a number, had its other end coming ("1 in", "20 to").
+_UNFINISHED_JOINERS = frozenset({"in", "out", "of", "to", "/", "-", "–", "bis", "à", "и", "and", "or", "из", "sur"})
+
+
+def _links_before_number(texts: list[str]) -> tuple[list[str], str | None, int, bool] | None:
+    """Strip the copulas and links right before the number ("... is roughly", ", which is"):
+    (the rest, the last link, how many copulas, a relative "which"), or None when an "of"
+    follows an event ("a pool of 5%"). An arithmetic expression left over is a step, not an
+    event ("the probability is 1 - 0.6, which is 0.4"); leading commas and dashes go."""
+    link = None
+    copulas = 0
+    relative = False
+    while texts and texts[-1] in _HEAD_LINKS:
+        if texts[-1] in W.OF_LIKE and len(texts) > 1 and (texts[-2] not in _HEAD_LINKS or texts[-2] in W.OF_LIKE):
+            return None
+        if link is None:
+            link = texts[-1]
+        if texts[-1] not in (",", "which", "that", "it"):
+            copulas += 1
+        relative = relative or texts[-1] == "which"
+        texts = texts[:-1]
+    if texts and all(x in _HEAD_LINKS or x in Q.OPERATORS or x in Q.RESULT_LINKS or is_number_text(x)
+                     for x in texts) and any(is_number_text(x) for x in texts):
+        texts = []
+    while texts and texts[0] in (",", "—", ":"):
+        texts = texts[1:]  # "Wahrscheinlichkeit, dass ...", "вероятность того, что ..."
+    return texts, link, copulas, relative
+
+
+def _new_clause(texts: list[str]) -> bool:
+    """", we need to ...", ", let's ...": a clause of its own between the head and the number."""
+    return any(texts[k] == "," and (texts[k + 1] == "let's" or (
+        texts[k + 1] in W.STEP_SUBJECTS and texts[k + 2] in W.NEW_CLAUSE_VERBS)) for k in range(len(texts) - 2))
+
+
+def _event_description(head: Tok, is_prob: bool, texts: list[str], copulas: int) -> list[str] | None:
+    """The event between a head and its number ("that the store opens"), or None when the words
+    there are no event ("the answer is no, 7/8 ...", "probability distribution X")."""
+    ascii_head = head.text.isascii()
+    if not copulas and (ascii_head or head.text == "вероятностью"):
+        return None
+    opener = texts[0]
+    if (ascii_head and opener not in W.EVENT_OPENERS and opener not in _EVENT_PREPOSITIONS
+            and not opener.startswith("qu'")):
+        return None
+    if head.text in W.ANSWER_HEADS and not is_prob and opener not in ("to", "for", "on", "is"):
+        return None
+    desc = texts[1:] if opener in W.EVENT_OPENERS or opener in _EVENT_PREPOSITIONS else texts
+    return desc if len(desc) <= 35 else None
+
+
+# --------------------------------------------------------------------------- the rules of this module
+
+_ADOPTABLE = frozenset({"a share or a change (X% of, X% more)", "a share of something (X% of)",
+                        "restated from the question", "quoted from the question", "labelled as something else"})
+
+
+def _revision(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    kept: list[Quantity] = []
+    for q in cands:
+        if kept and reader.revision_between(kept[-1].last + 1, q.anchor if q.result else q.first):
+            kept = []
+        kept.append(q)
+    return kept
+
+
+def _final_answer(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    finals = [k for k, q in enumerate(cands) if q.final]
+    if not finals:
+        return cands
+    return [q for q in cands[finals[0]:] if q.final or q.strength >= 2]
+
+
+def _odds_as_percentage(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    restated = [r for r in cands if not r.fraction and r.pct]
+    return [q for q in cands if not (q.fraction and any(abs(r.value - q.value) < 1 for r in restated))]
+
+
+def _explicit_over_weak(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    return [q for q in cands if q.strength >= 2] if any(q.strength >= 2 for q in cands) else cands
+
+
+def _point_over_range(reader: Reader, cands: list[Quantity]) -> list[Quantity]:
+    return [q for q in cands if q.form == "point"] if any(q.form == "point" for q in cands) else cands
+
+
+_NARROWING_RULES = (
+    ("decide.revision", _revision,
+     ("After a retraction cue (actually, on reflection, correction, let me revise, I'll go with, en fait, "
+     "eigentlich, на самом деле, 实际上, ...) the later answer replaces the earlier ones.")),
+    ("decide.final-answer", _final_answer,
+     "A marked final answer (Final answer:, Answer:) wins over what came before it."),
+    ("decide.odds-as-percentage", _odds_as_percentage,
+     "Odds restated as a percentage count as that percentage (\"1 in 3 (about 33%)\" is 33)."),
+    ("decide.explicit-over-weak", _explicit_over_weak,
+     "An explicit presentation wins over the weak short-sentence or trailing-phrase form."),
+    ("decide.point-over-range", _point_over_range,
+     "A point estimate wins over a range (read as its midpoint) or a bound (read as the bound)."),
+)
+_NARROWING = tuple((rule(name, "", doc).name, narrow) for name, narrow, doc in _NARROWING_RULES)
+
+CUT_ALTERNATIVE = rule("decide.cut-alternative", TRUNCATED,
+                       "A reply cut off on the next alternative, on a number presented as an answer or on a result "
+                       "that differs from the answer before it, is truncated as a whole.")
+UNREAD_FORMULA = rule("decide.unread-formula", f"{CONFLICT} (later stated as a formula it does not work out)",
+                      "The asked probability stated again after the answer as a formula the reply never works out "
+                      "(\"So, the probability of E is 1 - (100%)\") leaves the answer unknown.")
+UNDECIDED = rule("decide.undecided", CONFLICT,
+                 "A reply that says it cannot decide (can't decide, torn between, je n'arrive pas à choisir, kann "
+                 "mich nicht entscheiden, no puedo decidir, не могу решить, 决定不了, 決められない, ...) between "
+                 "two or more values has conflicting answers -- unless an answer presented after the values "
+                 "weighed settles it (\"... between 30 and 50, so I'll say 40\").")
+UNDECIDED_FREE = rule("decide.undecided-unpresented", CONFLICT,
+                      "With no presented answer, two or more percentages in a reply that opens with either, "
+                      "depending, could be, ... are conflicting answers.")
+DECIDE_CONFLICT = rule("decide.conflict", CONFLICT,
+                       "Two or more different values remain (the same number repeated is one answer): "
+                       "conflicting answers.")
+DECIDE_OUT_OF_RANGE = rule("decide.out-of-range", OUT_OF_RANGE, "The one answer is above 100 or below 0.")
+SCALE_RULE = rule("decide.scale-01", SCALE_01,
+                  "A presented value strictly between 0 and 1 without a percent sign is multiplied by 100 when "
+                  "the text restates it as a percentage or a sentence states it as a probability; bare or in a "
+                  "labelled field it is ambiguous (0.6 or 60?).")
+ADOPTED_BASE_RATE = rule("decide.adopted-base-rate", "",
+                         "With no presented answer, a reply that adopts a base rate as its answer (\"so I'll go with "
+                         "the base rate\", \"je retiens le taux de base\", \"采用基础比率\") answers with that "
+                         "rate, when the reply states one rate.")
+NO_ANSWER_TRUNCATED = rule("decide.truncated", TRUNCATED,
+                           "No answer remains and the reply was cut off on a number (or an unfinished \"1 in\").")
+NO_ANSWER_SCALE_01 = rule("decide.ambiguous", SCALE_01, "No answer remains but a 0-1 value of unknown scale.")
+NO_ANSWER_REFUSAL = rule("decide.refusal", REFUSAL, "No answer, and the reply declines (I can't, depends on, ...).")
+NO_ANSWER_YES_NO = rule("decide.yes-no", YES_NO, "No answer, and the reply starts with yes or no.")
+NO_ANSWER_PER_MILLE = rule("decide.per-mille", PER_MILLE, "No answer but a per-mille value (5‰).")
+NO_ANSWER_NO_NUMBER = rule("decide.no-number", NO_NUMBER, "No number at all (numbers in words in other roles "
+                           "count as none).")
+NO_ANSWER_OTHER_ROLES = rule("decide.other-roles", OTHER_ROLES, "Numbers, each in a role that is not the answer.")
+NO_ANSWER_ECHO = rule("decide.echo", ECHO, "The whole reply is a stretch of the question.")
+
+# Roles given while presenting a number, and by what the rest of the reply and the question say.
+for _name, _text, _doc in (
+    ("present.computed-value", "a computed value (many decimals, no percent sign)",
+     "\"approximately 4.91111...\": a plain number with more than two decimals is a computed value."),
+    ("present.self-defined", "a variable defined by itself (P = 1 - P = ...)", "\"P = 1 - P = 0\"."),
+    ("present.label-of-other", "labelled as something else",
+     "A label that names neither the answer nor the asked event (\"Base rate: 30%\", \"Step 2: 1\")."),
+    ("present.cut-event", "the probability of an event that is cut off",
+     "\"a 100% chance of attracting a\" (cut off): what the chance is of is unknown."),
+    ("context.step", "a step the reply goes on from (then ..., however to get ...)",
+     "A value the reply goes on from (\"... is 50%. Then we'll subtract this probability from 1\")."),
+    ("context.restatement", "restates a number in another role",
+     "\"is 1 (100%)\": a bracketed restatement of a number in another role."),
+    ("context.alternative", "an alternative to a number in another role",
+     "\"30% or 50%\" where one of the two is in another role: neither is the answer."),
+    ("context.quoted", "quoted from the question",
+     "The number and the tokens before it are a stretch of the question."),
+    ("context.restated-from-question", "restated from the question",
+     "A weakly presented number that the question states (a base rate restated)."),
+    ("context.echo-number", "a number from the question (echo)",
+     "\"the answer is 3\" to a yes/no question that names 3."),
+    ("context.kind-of-probability", "a probability of a kind (the binomial probability), of no named event",
+     "\"The binomial probability is 0.725\": a probability of a kind, naming no event."),
+    ("context.other-event", "the probability of another event",
+     ("A probability stated for an event other than the asked one (another subject, the complement, "
+      "one part of a compound question, another time frame).")),
+    ("context.given-asked-event", "conditional on the asked event (given that it happens, ...)",
+     "\"Given that the machine does not pay for itself ..., there is a 50% chance ...\"."),
+    ("context.premise", "the premise of a question the reply asks",
+     "\"A salesman has a 40% chance of closing. What is the probability that ...?\"."),
+):
+    rule(_name, _text, _doc)
+
+_PRESENTATIONS = {
+    "label": rule("present.label", "", "A number after a label that names the answer, the probability, a rating or "
+                  "the asked event (\"Answer: 25\", \"Final answer: 95\", \"Réponse : 35\", \"확률: 약 55%\")."),
+    "head": rule("present.head", "", "A number stated for \"the probability\" or \"the answer\" (\"the "
+                 "probability that E is X\", \"la probabilité est de X\", \"確率は約X\", \"my estimate is X\")."),
+    "chance": rule("present.chance", "", "A chance of an event: \"X% chance that E\", \"a 0.75 probability\", "
+                   "\"70 % wahrscheinlich\", \"90% confident\"."),
+    "leadin": rule("present.leadin", "", "A first-person estimate: \"I'd say 70%\", \"I'd put it at 92%\", "
+                   "\"Je dirais 70 %\", \"Ich schätze 70 %\"."),
+    "phrase": rule("present.phrase", "", "The whole reply, or a phrase of nothing but the number and hedges, "
+                   "bounds, lead-ins and connectors (\"About 65%.\", \"Zero.\", \"约65%。\")."),
+    "short sentence": rule("present.short-sentence", "", "Weaker: a percentage alone in a short sentence, not "
+                           "about a subject of its own (\"저는 40% 정도로 봅니다.\")."),
+}
+BARE = rule("present.bare", "", "The reply is a whole number from 0 to 100 and nothing else (\"65\", \"65%\").")
+
+
+def presentation_rule(q: Quantity) -> str | None:
+    """The name of the rule that presented ``q`` as an answer (None: not presented)."""
+    found = _PRESENTATIONS.get(q.how or "")
+    return found.name if found is not None else None
+
+
+def read(text: str, question: E.Question | None, truncated: bool | None,
+         kept: list[Reader] | None = None) -> Reading:
+    """The answer a prepared reply text presents (see the module docstring); ``kept``, when
+    given, receives the reader, whose quantities say what each number was taken for."""
     toks = L.tokenize(text)
-    if question is not None and _echoes(toks, question):
-        return Reading(None, ECHO)
     reader = Reader(toks, question, truncated)
+    if kept is not None:
+        kept.append(reader)
+    if question is not None and _echoes(toks, question):
+        return Reading(None, ECHO, NO_ANSWER_ECHO.name)
     reader.build()
     reader.structure()
     reader.roles()
     reader.present()
     reader.truncation()
-    return reader.decide()
+    reading = reader.decide()
+    reader.answer_at = reading.at
+    return reading
 
 
 def _echoes(toks: list[Tok], question: E.Question) -> bool:

@@ -119,7 +119,8 @@ FRACTION_COUNTS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "ein": 1, 
 EVEN_CHANCE = phrases("fifty - fifty", "fifty fifty", "50 - 50", "moitié - moitié", "halbe - halbe",
                       "cincuenta - cincuenta", "пятьдесят на пятьдесят", "五五开", "五分五分", "반반", "반반입니다",
                       "पचास - पचास", "fifty - fifty chance", "toss - up", "coin flip", "coin - flip",
-                      "even odds", "even chance")
+                      "even odds", "even chance", "cinquante - cinquante", "pile ou face", "münzwurf",
+                      "cara o cruz", "орёл или решка", "орел или решка", "fifty fifty chance")
 
 # --------------------------------------------------------------------------- fractions and odds
 
@@ -138,7 +139,7 @@ CJK_FRACTION_MARKERS = ("分之", "分の", "분의")  # 三分之一 = 1/3, 3�
 
 # Words that make a sentence about "the probability": a number after them is a probability.
 PROBABILITY_HEADS = frozenset({
-    "probability", "probabilities", "chance", "chances", "likelihood", "odds", "probabilité",
+    "probability", "probabilities", "chance", "chances", "chancen", "likelihood", "odds", "probabilité",
     "probabilités", "wahrscheinlichkeit", "probabilidad", "posibilidad",
     "posibilidades", "probabilidades", "вероятность", "вероятности", "вероятностью", "шанс",
     "шансы", "шансов", "확률", "확률은", "확률이", "확률을", "확률:", "가능성", "가능성은",
@@ -185,7 +186,7 @@ LIKELY_LABELS = frozenset({"likely", "unlikely", "probable", "improbable", "cert
 COPULAS = frozenset({
     "is", "are", "was", "were", "be", "being", "been", "'s", "equals", "equal", "at", "of", "as",
     "becomes", "comes", "stands", "lies", "sits", "remains", "would", "will", "should", "to",
-    "est", "sont", "serait", "sera", "de", "d'", "à", "ist", "liegt", "läge", "wäre", "beträgt",
+    "est", "sont", "serait", "sera", "de", "d'", "à", "ist", "liegt", "läge", "wäre", "beträgt", "stehen", "steht",
     "bei", "auf", "von", "es", "sería", "será", "está", "en", "del", "составляет", "составит",
     "равна", "равно", "будет", "около", "в", "—", "है", "हैं", "होगी", "होगा", "की", "का", "के",
     "هو", "هي", "تبلغ", "يبلغ", "حوالي", "يقارب", "تقارب", "بنسبة", "نسبة", "إلى",
@@ -228,6 +229,11 @@ HEDGES = frozenset({
     "약", "대략", "거의", "아마", "लगभग", "करीब", "क़रीब", "तकरीबन", "शायद", "قرابة", "حوالي",
     "حوالى", "نحو", "تقريبا", "تقريبًا", "ربما", "يقارب", "ما", "~", "≈", "بنحو", "بحوالي",
     "بنسبة", "بما", "de", "d'", "like", "approx.",
+    # "It's basically a coin flip", "honestly 30%", "En gros 40 %", "Im Grunde 50 %"
+    "basically", "essentially", "honestly", "frankly", "realistically", "practically", "pretty", "much", "gesagt",
+    "really", "basiquement", "essentiellement", "franchement", "pratiquement", "grundsätzlich",
+    "praktisch", "ehrlich", "básicamente", "esencialmente", "prácticamente", "francamente",
+    "практически", "фактически", "честно",
 })
 CJK_HEDGES = ("大约", "大概", "约", "約", "左右", "差不多", "接近", "およそ", "程度", "くらい",
               "ぐらい", "前後", "ほど", "だいたい", "大体", "정도", "가량", "쯤", "대략", "거의")
@@ -497,3 +503,95 @@ OR_WORDS = frozenset({"or", "oder", "ou", "o", "или", "либо", "या", "
 # "of" joins a head to its number only right after it ("a probability of 0.7"), never after
 # an event ("a pool of 5%").
 OF_LIKE = frozenset({"of", "de", "del", "du", "d'"})
+
+# --------------------------------------------------------------------------- cues of the role rules (roles.py)
+
+# role.money: a currency sign glued before the number, a currency code before it.
+CURRENCY_SIGNS = "$€£¥₹₩₽"
+CURRENCY_BEFORE = frozenset({"usd", "eur", "gbp", "rs", "inr"})
+# role.ordinal-or-unit: a suffix glued to the number ("4th", "2e", "3ème", "10km", "5x").
+GLUED_SUFFIXES = frozenset({"st", "nd", "rd", "th", "e", "er", "ème", "eme", "º", "s", "x", "k", "m", "km", "kg",
+                            "g", "cm", "mm", "h", "min"})
+# role.operand: words for "times" between factors ("(100/100) x", "0.5 times").
+TIMES_WORDS = frozenset({"x", "times", "mal", "fois", "por", "умножить"})
+# role.subtracted-from: "subtracting ... from 1".
+SUBTRACT_STEMS = ("subtract", "deduct")
+# role.product-operand: verbs of multiplying, by language (a word starting with one of these).
+PRODUCT_STEMS_BY_LANGUAGE = {
+    "en": ("multiply", "multiplying", "multiplied", "multiplication"),
+    "fr": ("multipli",),                    # multiplier, multipliant, multiplié
+    "de": ("multiplizier", "multipliziert"),
+    "es": ("multiplic",),                   # multiplicar, multiplicando
+    "ru": ("умнож",),                       # умножить, умножая, умножив
+    "hi": ("गुणा",),
+    "ar": ("ضرب", "بضرب"),
+}
+PRODUCT_STEMS = tuple(s for stems in PRODUCT_STEMS_BY_LANGUAGE.values() for s in stems)
+CJK_PRODUCT = ("乘以", "相乘", "乘", "掛け", "かけ", "곱하", "곱해")  # zh, ja, ko
+# Words that announce a result: after one, a number is no longer a factor ("... gives 0.3").
+RESULT_WORDS = frozenset({"is", "are", "was", "equals", "gives", "give", "giving", "yields", "get", "gets",
+                          "getting", "obtain", "results", "which", "so", "therefore", "thus", "hence",
+                          "est", "donne", "ist", "ergibt", "es", "da", "resulta", "получаем", "равно", "равна",
+                          "है", "يساوي", "هو", "是", "得", "は", "는", "은"})
+# The interrogatives that, followed by punctuation, do not open a question ("Is," "was:").
+AUXILIARY_INTERROGATIVES = frozenset({"was", "is", "will", "would", "can", "could", "should"})
+
+# --------------------------------------------------------------------------- cues of the context and decision rules
+
+# quantities: odds with a side, by language: the words between the two numbers, and the sides
+# ("3 to 1 against", "3 contre 1 pour", "3 zu 1 dagegen", "3 a 1 en contra", "3 к 1 против").
+ODDS_JOINERS_BY_LANGUAGE = {"en": ("to", ":"), "fr": ("contre",), "de": ("zu",), "es": ("a",), "ru": ("к",)}
+ODDS_JOINERS = frozenset(w for ws in ODDS_JOINERS_BY_LANGUAGE.values() for w in ws)
+ODDS_FOR_BY_LANGUAGE = {"en": ("in favor", "in favour", "for", "on"), "fr": ("pour", "en faveur"),
+                        "de": ("dafür", "für"), "es": ("a favor", "en favor"), "ru": ("за",)}
+ODDS_AGAINST_BY_LANGUAGE = {"en": ("against",), "fr": ("contre",), "de": ("dagegen", "gegen"),
+                            "es": ("en contra", "contra"), "ru": ("против",)}
+ODDS_FOR = tuple(w for ws in ODDS_FOR_BY_LANGUAGE.values() for w in ws)
+ODDS_AGAINST = tuple(w for ws in ODDS_AGAINST_BY_LANGUAGE.values() for w in ws)
+ODDS_WORDS = frozenset({"odds", "chances", "cote", "quote", "chancen", "probabilidades", "шансы", "шансов"})
+# context.odds-restated: "3 to 1 against, so 75%", "which means", "meaning".
+RESTATING = CONCLUSION | frozenset({"means", "meaning", "i.e", "namely", "soit", "also", "heißt", "decir",
+                                    "означает", "то", "есть"})
+
+# decide.undecided: the reply says it cannot choose between its numbers, by language.
+CANNOT_DECIDE_BY_LANGUAGE = {
+    "en": ("can't decide", "cannot decide", "can not decide", "couldn't decide", "unable to decide",
+           "can't choose", "cannot choose", "torn between", "undecided between", "can't settle",
+           "cannot settle", "can't pick", "cannot pick"),
+    # (the lexer splits an elided article from its word: "n'arrive" is "n'" "arrive")
+    "fr": ("n' arrive pas à choisir", "n' arrive pas à décider", "ne peux pas choisir", "ne peux pas décider",
+           "ne sais pas choisir", "hésite entre", "ne parviens pas à choisir", "ne parviens pas à trancher"),
+    "de": ("kann mich nicht entscheiden", "nicht entscheiden", "schwanke zwischen", "unentschlossen"),
+    "es": ("no puedo decidir", "no puedo decidirme", "no me decido", "no logro decidir", "dudo entre",
+           "indeciso entre", "indecisa entre"),
+    "ru": ("не могу решить", "не могу выбрать", "не могу определиться", "колеблюсь между"),
+    "hi": ("तय नहीं कर",),
+    "ar": ("لا أستطيع أن أقرر", "لا أستطيع الاختيار", "لا أستطيع الحسم", "متردد بين"),
+}
+CANNOT_DECIDE = phrases(*(c for cs in CANNOT_DECIDE_BY_LANGUAGE.values() for c in cs))
+CJK_CANNOT_DECIDE = ("决定不了", "无法决定", "拿不定", "难以决定", "決められない", "決めかねる", "迷って",
+                     "결정할 수 없", "결정하지 못", "못 정하", "고민")
+
+# decide.adopted-base-rate: a reply that adopts the question's base rate as its answer
+# ("so I'll go with the base rate", "je retiens le taux de base"): a base-rate word and an
+# adopting word in one sentence, by language.
+BASE_RATE_BY_LANGUAGE = {
+    "en": ("base", "baseline", "prior", "rate", "base-rate"),
+    "fr": ("taux",), "de": ("basisrate", "grundrate", "ausgangsrate", "basisquote", "quote"),
+    "es": ("tasa",), "ru": ("базовую", "базовая", "базовой", "частоту", "частота", "долю"),
+    "hi": ("दर",), "ar": ("المعدل", "النسبة"),
+}
+BASE_RATE_WORDS = frozenset(w for ws in BASE_RATE_BY_LANGUAGE.values() for w in ws)
+CJK_BASE_RATE = ("基础比率", "基准率", "基本比率", "基率", "基準率", "ベースレート", "基本確率", "기저율", "기본 비율", "기본비율")
+ADOPT_BY_LANGUAGE = {
+    "en": ("go with", "going with", "stick with", "sticking with", "stick to", "use", "using", "take",
+           "taking", "adopt", "keep", "default to", "rely on", "anchor on", "answer with"),
+    "fr": ("retiens", "garde", "prends", "utilise", "m' en tiens", "reste sur", "adopte"),
+    "de": ("bleibe bei", "nehme", "übernehme", "verwende", "halte mich an"),
+    "es": ("me quedo con", "uso", "tomo", "adopto", "mantengo", "me atengo a"),
+    "ru": ("остановлюсь на", "беру", "возьму", "использую", "принимаю"),
+    "hi": ("मानूँगा", "मानूंगा", "लूँगा", "लूंगा", "अपनाता"),
+    "ar": ("سأعتمد", "أعتمد", "سآخذ", "آخذ", "أتبنى"),
+}
+ADOPT = phrases(*(a for adopts in ADOPT_BY_LANGUAGE.values() for a in adopts))
+CJK_ADOPT = ("采用", "沿用", "按照", "就用", "採用", "そのまま", "を使", "그대로", "따르")

@@ -45,6 +45,7 @@ from .tables import (
     not_evaluated_sentences,
     power_sentences,
     quality_table,
+    readings_table,
     skew_table,
 )
 
@@ -230,6 +231,11 @@ class RunModel:
     @cached_property
     def quality(self) -> Table:
         return quality_table(self.aggregates)
+
+    @cached_property
+    def readings(self) -> Table:
+        """Text answers counted by the extraction rule that decided their reading."""
+        return readings_table(self.outcome.records)
 
     @cached_property
     def key_metrics(self) -> Table:

@@ -176,6 +176,25 @@ def quality_table(aggregates: Sequence[Aggregate]) -> Table:
     ])
 
 
+def readings_table(records: Iterable[Any]) -> Table:
+    """Text answers by the extractor's rule that decided their reading (``Answer.rule``):
+    how many, how many gave a value, how many none. Answers without a rule (logprobs and
+    json-mode readings, failed calls, reports written before rules were kept) are not counted."""
+    counts: dict[str, list[int]] = {}
+    for record in records:
+        for answer in record.answers():
+            if answer.rule is None:
+                continue
+            row = counts.setdefault(answer.rule, [0, 0])
+            row[0 if answer.value is not None else 1] += 1
+    rows = [[text(name), count(v + n), count(v), count(n)]
+            for name, (v, n) in sorted(counts.items(), key=lambda kv: (-sum(kv[1]), kv[0]))]
+    return make_table("readings", "text answers by the rule that read them",
+                      ["rule", "answers", "with a value", "no answer"], rows, notes=(
+                          ("rule: the extractor's rule that decided each text answer's reading "
+                           "(docs/answer-extraction.md; optbench explain \"REPLY\" shows it for one reply)."),))
+
+
 def loosest_violations(aggregates: Iterable[Aggregate]) -> list[Aggregate]:
     """Per battery x suite x condition, the violation rate at the loosest tolerance computed
     (a gate's tolerance when one is set), sorted."""
