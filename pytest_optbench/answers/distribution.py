@@ -56,6 +56,17 @@ LOW_MASS_YES_NO = "too little probability on yes and no"
 NO_POSITIONS = "no log-probabilities in the response"
 SCALE_01 = "the answer is on a 0-1 scale (0.xx)"
 FRACTION = "the answer's digits go on as something else (1/4, 1 in 4, 60-70), not a percentage"
+DIGITS_NOT_FOLLOWED = ("the tokenizer writes numbers digit by digit and this endpoint cannot extend the reply, "
+                       "so the first digit's probabilities are all there is: not a distribution over 0-100")
+SPREAD = "the model's numbers spread over the scale: their mean is no answer"
+# A number's distribution whose standard deviation is above this (pp) has no answer: its mean
+# is set by the scale's ends, not by the question (a flat distribution on 0-100 has sd 29).
+MAX_SPREAD = 20.0
+# Digit tokenizers on a completions endpoint: at most this many follow-up requests per prompt
+# (each reads one position after a prefix: "1" -> 1, 10-19, 100), none for a prefix holding
+# less than MIN_PROBE_SHARE of the answer's probability.
+MAX_PROBES = 12
+MIN_PROBE_SHARE = 0.01
 
 # Yes and no in the ten suite languages (lower case, as one token may spell them).
 YES_WORDS = frozenset({"yes", "y", "ja", "oui", "sí", "si", "да", "हाँ", "हां", "نعم", "是", "是的", "对",
@@ -69,6 +80,10 @@ _FRACTION = ("/", ":", "⁄")
 _END_CHARS = frozenset("%％.,;!?)]}\"'`*<。．、，！？")
 _PERCENT_WORDS = ("percent", "per cent", "pct", "prozent", "pour cent", "por ciento", "por cento",
                   "процент", "प्रतिशत", "بالمئة", "في المئة", "퍼센트", "パーセント")
+
+
+# Prefix of a followed number -> the next position's alternatives, (token, logprob) pairs.
+Probes = Mapping[str, Sequence[tuple[str, float]]]
 
 
 @dataclass(frozen=True)
@@ -147,12 +162,16 @@ class Reading:
     distribution: dict[str, float] = field(default_factory=dict)
 
 
-def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float = MIN_MASS) -> Reading:
+def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float = MIN_MASS,
+         probes: Probes | None = None) -> Reading:
     """The answer of a reply's log-probabilities: the expected number, or with ``yes_no``
-    100 * P(yes) (a reply that answers with a number instead is read as a number)."""
+    100 * P(yes) (a reply that answers with a number instead is read as a number).
+    ``probes``: the next position after each followed prefix of the number (``follow``);
+    without them a tokenizer that splits digits gives no numeric answer."""
     if not positions:
         return Reading(None, NO_POSITIONS)
-    numbers = _number_mass(positions)
+    split = splits_digits(positions)
+    numbers = _number_mass(positions) if not split else _leading_mass(positions)
     if yes_no:
         yes, no = _yes_no_mass(positions)
         if yes + no >= min_mass or (yes + no > 0 and yes + no >= sum(numbers.values())):
@@ -164,6 +183,12 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
             return Reading(100.0 * (yes / mass), None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
     if (shape := _path_shape(positions)) is not None:
         return Reading(None, shape, 0.0)
+    if split:
+        if sum(numbers.values()) < min_mass:  # prose: no number to follow, whatever the tokenizer
+            return Reading(None, f"{LOW_MASS} ({sum(numbers.values()):.2f} < {min_mass:g})", sum(numbers.values()))
+        if probes is None:
+            return Reading(None, DIGITS_NOT_FOLLOWED, 0.0)
+        numbers = walk(positions, probes).values
     mass = sum(numbers.values())
     if mass <= 0:
         return Reading(None, f"{LOW_MASS} (0.00 < {min_mass:g})", 0.0)
@@ -172,7 +197,156 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
     if mass < min_mass:
         return Reading(None, f"{LOW_MASS} ({mass:.2f} < {min_mass:g})", mass, shown)
     value = sum(v * p for v, p in distribution.items())
+    spread = math.sqrt(max(0.0, sum((v - value) ** 2 * p for v, p in distribution.items())))
+    if spread > MAX_SPREAD:
+        return Reading(None, f"{SPREAD} (sd {spread:.0f} > {MAX_SPREAD:g} pp)", mass, shown)
     return Reading(min(float(MAX_VALUE), max(0.0, value)), None, mass, shown)
+
+
+# --------------------------------------------------------------------------- digit tokenizers
+
+
+def splits_digits(positions: Sequence[Position]) -> bool:
+    """Does the tokenizer write numbers digit by digit? Read from the reply itself: a token
+    of two or more digits where the answer starts (among the alternatives too) says no; the
+    generated number going on digit after digit, or only single digits among the
+    alternatives, says yes. No number at all: no (there is nothing to follow)."""
+    starts = list(_answer_start(positions))
+    singles: set[str] = set()
+    for index, _weight in starts:
+        for text in positions[index].alternatives():
+            run = _digits(text)
+            if run is not None and len(run[0]) >= 2:
+                return False
+            if run is not None:
+                singles.add(run[0])
+    index = starts[-1][0]
+    run = _digits(spelling(positions[index].token))
+    if run is not None and not run[1] and index + 1 < len(positions) \
+            and _after_digits(spelling(positions[index + 1].token)) == "digit":
+        return True
+    return len(singles) >= 2
+
+
+def _leading_mass(positions: Sequence[Position]) -> dict[int, float]:
+    """Leading digit -> probability where the answer starts (only to tell a number from prose)."""
+    out: dict[int, float] = {}
+    for index, weight in _answer_start(positions):
+        for text, p in positions[index].alternatives().items():
+            run = _digits(text)
+            if run is not None:
+                out[int(run[0][:1])] = out.get(int(run[0][:1]), 0.0) + weight * p
+    return out
+
+
+def number_lead(positions: Sequence[Position]) -> str:
+    """The text the generated reply writes before its number's first digit (" " for "Answer: 65"):
+    a followed prefix is sent after it."""
+    lead = ""
+    for index, _weight in _answer_start(positions):
+        text = spelling(positions[index].token)
+        if _blank(text):
+            lead += text
+            continue
+        body = text.lstrip()
+        return lead + text[: len(text) - len(body)]
+    return lead
+
+
+@dataclass
+class Walk:
+    """The number distribution as far as it is known: ``values`` (value -> probability, not
+    normalised), and the prefixes whose next position is still unknown, most likely first."""
+
+    values: dict[int, float]
+    unknown: list[tuple[float, str]]
+
+
+def walk(positions: Sequence[Position], probes: Probes) -> Walk:
+    """Digit tokenizers: the distribution over 0-100, followed position by position. The
+    leading digit comes from where the answer starts; the position after a prefix from the
+    generated path (when the path wrote that prefix) or from a probe (the prompt extended by
+    the prefix, ``follow``). A prefix nobody asked about keeps its probability out of the
+    reading (lost); two digits other than "10" end the number (a third makes it above 100)."""
+    known: dict[str, dict[str, float]] = {}
+    for prefix, alternatives in _path_prefixes(positions):
+        known.setdefault(prefix, alternatives)
+    for prefix, top in probes.items():
+        known[prefix] = Position(top[0][0], top[0][1], tuple(top)).alternatives() if top else {}
+    values: dict[int, float] = {}
+    unknown: list[tuple[float, str]] = []
+    pending: list[tuple[float, str]] = []
+    for index, weight in _answer_start(positions):
+        for text, p in positions[index].alternatives().items():
+            run = _digits(text)
+            if run is not None:
+                _place(run[0], run[1], weight * p, values, pending)
+    while pending:
+        mass, prefix = pending.pop()
+        if prefix not in known:
+            unknown.append((mass, prefix))
+            continue
+        alternatives = known[prefix]
+        if not alternatives:  # the server ended the reply there
+            _add(values, int(prefix), mass)
+            continue
+        for text, q in alternatives.items():
+            kind = _after_digits(text)
+            if kind == "digit" and (run := _digits(text)) is not None:
+                _place(prefix + run[0], run[1], mass * q, values, pending)
+            elif kind == "end" and not (prefix == "0" and text.strip()[:1] in ".,"):
+                _add(values, int(prefix), mass * q)
+            # else: "1/4", "1 in 4", "0.5": not a percentage, its mass is lost
+    unknown.sort(key=lambda entry: -entry[0])
+    return Walk(values, unknown)
+
+
+def _place(prefix: str, ended: bool, mass: float, values: dict[int, float], pending: list[tuple[float, str]]) -> None:
+    """A prefix reached with ``mass``: a value when it ends here (in its token, or by
+    length), lost when it cannot be a number on 0-100, else still to follow."""
+    if (prefix.startswith("0") and len(prefix) > 1) or len(prefix) > 3 or int(prefix) > MAX_VALUE:
+        return
+    if ended or len(prefix) == 3 or (len(prefix) == 2 and prefix != "10"):
+        _add(values, int(prefix), mass)
+    else:
+        pending.append((mass, prefix))
+
+
+def _add(values: dict[int, float], value: int, mass: float) -> None:
+    values[value] = values.get(value, 0.0) + mass
+
+
+def _path_prefixes(positions: Sequence[Position]) -> list[tuple[str, dict[str, float]]]:
+    """(prefix, alternatives of the position after it) along the generated number."""
+    out: list[tuple[str, dict[str, float]]] = []
+    starts = list(_answer_start(positions))
+    index, prefix = starts[-1][0], ""
+    while index < len(positions):
+        text = spelling(positions[index].token)
+        run = _digits(text) if not (prefix and text[:1].isspace()) else None  # " 5" after "6": another number
+        if run is None:
+            break
+        prefix += run[0]
+        if run[1] or index + 1 >= len(positions):
+            break
+        out.append((prefix, positions[index + 1].alternatives()))
+        index += 1
+    return out
+
+
+def needs_follow(positions: Sequence[Position], min_mass: float = MIN_MASS) -> bool:
+    """A numeric reply worth following position by position: a digit tokenizer, a reply that
+    starts as a number on 0-100 (not "0.5" or "1/4"), and enough probability on numbers."""
+    return bool(positions) and splits_digits(positions) and _path_shape(positions) is None \
+        and sum(_leading_mass(positions).values()) >= min_mass
+
+
+def next_probe(positions: Sequence[Position], probes: Probes,
+               min_share: float = MIN_PROBE_SHARE) -> str | None:
+    """The most likely prefix whose next position is unknown, when it holds at least
+    ``min_share`` of the answer's probability (else None: the rest changes little)."""
+    unknown = walk(positions, probes).unknown
+    return unknown[0][1] if unknown and unknown[0][0] >= min_share else None
 
 
 def _rounded(dist: Mapping[str, float]) -> dict[str, float]:
@@ -454,6 +628,27 @@ def from_json(data: Any) -> list[Position]:
         top = tuple((str(alt[0]), _number(alt[1])) for alt in entry[2] if isinstance(alt, list) and len(alt) == 2)
         out.append(Position(str(entry[0]), _number(entry[1]), top))
     return out
+
+
+def stored(positions_json: Any, probes: Probes | None, lead: str = "") -> Any:
+    """What the store keeps of a logprobs reply: the positions, and the probes when a number
+    was followed ({"positions": [...], "probes": {prefix: [[token, logprob], ...]}, "lead": " "})."""
+    if probes is None:
+        return positions_json
+    return {"positions": positions_json, "lead": lead,
+            "probes": {k: [[t, _finite(lp)] for t, lp in v] for k, v in probes.items()}}
+
+
+def from_stored(data: Any) -> tuple[list[Position], dict[str, list[tuple[str, float]]] | None]:
+    """The inverse of ``stored``: positions, and the probes (None when the number was not followed)."""
+    if not isinstance(data, Mapping):
+        return from_json(data), None
+    probes: dict[str, list[tuple[str, float]]] = {}
+    raw = data.get("probes")
+    for prefix, top in (raw.items() if isinstance(raw, Mapping) else ()):
+        if isinstance(prefix, str) and prefix.isascii() and prefix.isdigit() and isinstance(top, list):
+            probes[prefix] = [(str(alt[0]), _number(alt[1])) for alt in top if isinstance(alt, list) and len(alt) == 2]
+    return from_json(data.get("positions")), probes
 
 
 def top_tokens(positions: Sequence[Position], count: int = 5) -> str:

@@ -62,14 +62,15 @@ def parsed_answer(raw: str, question: str | None = None, truncated: bool | None 
 
 def read_answer(raw: str, mode: str, question: str | None = None, truncated: bool | None = None, *,
                 positions: Sequence[distribution.Position] | None = None, yes_no: bool = False,
-                asked: str | None = None, **extra: Any) -> Answer:
+                asked: str | None = None, probes: distribution.Probes | None = None, **extra: Any) -> Answer:
     """A reply read as its mode says (elicit/modes.py). ``mode`` is what the server served;
     a json reply that is no JSON object, and a logprobs reply without log-probabilities, are
     read as text (and recorded as text answers). ``asked``: the mode asked for, when the
-    server served another (a fallback): the answer is then recorded as a text answer."""
+    server served another (a fallback): the answer is then recorded as a text answer.
+    ``probes``: a number followed digit by digit (providers/completions.py)."""
     if mode == modes.LOGPROBS and positions:
         # The reply stops at a few tokens by design; the answer is at its start, not cut off.
-        reading = distribution.read(positions, yes_no=yes_no)
+        reading = distribution.read(positions, yes_no=yes_no, probes=probes)
         return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=None, mode=mode,
                       mass=round(reading.mass, 4), distribution=reading.distribution or None, **extra)
     if mode == modes.JSON:
@@ -299,9 +300,12 @@ class ApiElicitor:
         return key
 
     def tokens_for(self, spec: PromptSpec) -> int | None:
-        """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS)."""
+        """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS); json mode
+        gets at least enough for the object (modes.JSON_MIN_TOKENS)."""
         if spec.mode == modes.LOGPROBS:
             return min(self.max_tokens or modes.LOGPROBS_MAX_TOKENS, modes.LOGPROBS_MAX_TOKENS)
+        if spec.mode == modes.JSON and self.max_tokens is not None:
+            return max(self.max_tokens, modes.JSON_MIN_TOKENS)
         return self.max_tokens
 
     def owns(self, key: str) -> bool:
@@ -463,7 +467,8 @@ class ApiElicitor:
         """What this process asked of the server, for the summary and the report."""
         stats = self.stats
         resent = int(getattr(self.provider, "resent", 0))
-        return {"requests": stats.requests + resent, "retries": stats.retries, "rate_limited": stats.rate_limited,
+        probes = int(getattr(self.provider, "probes", 0))
+        return {"requests": stats.requests + resent + probes, "probe_requests": probes, "retries": stats.retries, "rate_limited": stats.rate_limited,
                 "timeouts": stats.timeouts, "failed_answers": stats.failed,
                 "parameter_changes": int(getattr(self.provider, "parameter_changes", 0))}
 
@@ -691,14 +696,14 @@ class ApiElicitor:
             if self.settings.offline:
                 return Answer(raw=None, error="not in the response store (--optbench-offline)")
             return Answer(raw=None, error=self.failures.get(key, "no answer was received"))
-        positions = None
+        positions = probes = None
         if stored.logprobs:
             try:
-                positions = distribution.from_json(json.loads(stored.logprobs))
+                positions, probes = distribution.from_stored(json.loads(stored.logprobs))
             except (ValueError, RecursionError):  # a store edited by hand
                 positions = None
         return read_answer(stored.text, stored.mode or spec.mode, spec.user, cut_off(stored.finish_reason),
-                           positions=positions, yes_no=spec.yes_no, asked=spec.mode,
+                           positions=positions, probes=probes, yes_no=spec.yes_no, asked=spec.mode,
                            cached=stored.run_id != self.settings.run_id,
                            input_tokens=stored.input_tokens, output_tokens=stored.output_tokens,
                            served_model=stored.served_model, system_fingerprint=stored.system_fingerprint)

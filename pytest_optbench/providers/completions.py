@@ -6,9 +6,10 @@ scaffold (``scaffold``): the suite's instruction, a few solved examples in the a
 format, the item, and an answer cue ("Answer:") after which the next tokens are the answer.
 Generation stops at the end of the answer line (at the next question in json mode).
 
-Modes: ``text``; ``json`` sends the schema both as ``response_format`` (vLLM) and as
-llama.cpp's ``json_schema`` (its completions endpoint ignores ``response_format``), the reply
-read strictly as JSON; ``logprobs`` sends ``logprobs`` = ``top_logprobs`` alternatives per
+Modes: ``text``; ``json`` asks as the chat endpoint does (llama.cpp's ``grammar``, vLLM's
+regular expression, the JSON-schema ``response_format`` elsewhere; Ollama's completions
+endpoint takes none, so json mode is declined there with one note), the reply read strictly
+as JSON; ``logprobs`` sends ``logprobs`` = ``top_logprobs`` alternatives per
 token, read in OpenAI's legacy shape (``tokens``/``top_logprobs`` maps) or llama.cpp's (the
 chat shape). The scaffold's fixed words and examples are English for every suite language
 (docs/local-models.md says why).
@@ -18,10 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..answers import distribution
 from ..prompts import modes
-from . import wire, wire_openai
-from .openai_provider import OpenAIProvider
-from .remote import ApiRequest
+from . import http_limit, wire, wire_openai
+from .openai_provider import OLLAMA, OpenAIProvider
+from .remote import ApiRequest, ApiResult
 
 CUE = "Answer:"
 # The answer is one line; a base model goes on with more made-up "Answer:" lines. JSON may
@@ -65,17 +67,60 @@ class CompletionsProvider(OpenAIProvider):
         params["prompt"] = scaffold(request.system, request.user, mode=mode, yes_no=request.yes_no)
         params["stop"] = JSON_STOP if mode == modes.JSON else STOP
         super()._common(params, request, mode)
-        if mode == modes.JSON:
-            # llama.cpp's completions take the schema as json_schema; vLLM's as response_format
-            # (which the SDK's completions method does not know: both go in the body).
-            params["extra_body"] = {"json_schema": modes.ANSWER_SCHEMA,
-                                    "response_format": params.pop("response_format")}
+        if mode == modes.JSON and "response_format" in params:
+            # The SDK's completions method does not know response_format: it goes in the body.
+            params["extra_body"] = {**params.get("extra_body", {}), "response_format": params.pop("response_format")}
         elif mode == modes.LOGPROBS:
             params.pop("top_logprobs", None)
             params["logprobs"] = self.top_logprobs
 
     async def _create(self, params: dict[str, Any]) -> Any:
         return await self.client.completions.with_raw_response.create(**params)
+
+    def after_dialect(self, dialect: str) -> None:
+        if dialect == OLLAMA:
+            # Its /v1/completions has no format and ignores response_format: the schema would
+            # be dropped without a word.
+            self.reject_mode(modes.JSON, "Ollama's OpenAI-compatible /v1/completions takes no JSON schema "
+                                         "(its format works on /v1/chat/completions: use --model=openai:...)")
+
+    async def finish(self, result: ApiResult, request: ApiRequest) -> ApiResult:
+        """A numeric logprobs reply from a digit tokenizer is followed position by position:
+        the prompt extended by each likely prefix ("1", "10", "2", ...) after the reply's own
+        lead (" "), one greedy token with its alternatives, most likely prefix first, at
+        most ``distribution.MAX_PROBES`` requests (counted as ``probes``). The probes are
+        stored with the reply, and the reading (distribution.walk) is the distribution over
+        0-100 they give."""
+        if result.mode != modes.LOGPROBS or request.yes_no or not result.logprobs_of(0):
+            return result
+        positions = distribution.from_json(result.logprobs_of(0))
+        if not distribution.needs_follow(positions):
+            return result
+        lead = distribution.number_lead(positions)
+        base = self.params(ApiRequest(request.system, request.user, request.temperature, 1, 1, modes.LOGPROBS),
+                           modes.LOGPROBS)
+        base.pop("stop", None)  # the next token may be the newline that ends the number
+        probes: dict[str, list[tuple[str, float]]] = {}
+        while len(probes) < distribution.MAX_PROBES:
+            prefix = distribution.next_probe(positions, probes)
+            if prefix is None:
+                break
+            try:
+                body = await http_limit.body(await self._create({**base, "prompt": base["prompt"] + lead + prefix}))
+            except Exception as exc:  # noqa: BLE001 - classified, never swallowed
+                raise self._failure(exc) from None
+            self.probes += 1
+            probed = self.read_reply(body, modes.LOGPROBS)
+            result.input_tokens += probed.input_tokens
+            result.output_tokens += probed.output_tokens
+            found = distribution.from_json(probed.logprobs_of(0) or [])
+            probes[prefix] = [(found[0].token, found[0].logprob), *found[0].top] if found else []
+        result.logprobs[0] = distribution.stored(result.logprobs[0], probes, lead)
+        reason = distribution.read(positions, probes=probes).reason or ""
+        if reason.startswith(distribution.SPREAD):  # said once for the model, not per answer
+            self.note(f"{self.model}: its numbers, followed digit by digit, spread over the scale (sd above "
+                      f"{distribution.MAX_SPREAD:g} pp): such prompts get no numeric log-probability answer")
+        return result
 
     def _reply(self, data: Any, mode: str) -> wire.Reply:
         return wire_openai.completion_reply(data, mode)

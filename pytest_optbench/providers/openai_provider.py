@@ -2,8 +2,11 @@
 servers (Ollama, vLLM, llama.cpp's server) through ``--base-url`` or ``OPENAI_BASE_URL``.
 
 Several samples come back from one request (``n``) where the server allows it. ``json``
-mode sends a JSON-schema ``response_format`` (OpenAI, vLLM and llama.cpp accept it);
-``logprobs`` mode sends ``logprobs`` and ``top_logprobs`` (at most 20, or the server's stated
+mode asks each server in its own words (``dialect``, found out once from ``GET /models``):
+llama.cpp gets ``modes.ANSWER_GRAMMAR`` as its ``grammar``, vLLM ``modes.ANSWER_REGEX`` as
+``structured_outputs.regex`` (``guided_regex`` before v0.12, from ``GET /version``), both
+without room for free whitespace; OpenAI, Ollama (which maps it to its ``format``) and any
+other server the JSON-schema ``response_format``. ``logprobs`` mode sends ``logprobs`` and ``top_logprobs`` (at most 20, or the server's stated
 cap). A server that rejects either gets the user's fallback, found out once per run. Reasoning
 models reject ``temperature`` and ``max_tokens``: known families get ``max_completion_tokens``
 and no temperature from the start, and any server that rejects either parameter gets the
@@ -12,9 +15,11 @@ request again without it; every such change is noted for the summary.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ..answers import distribution
 from ..prompts import modes
@@ -23,6 +28,33 @@ from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, Ca
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
 MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once
+# The pseudo-mode a model's numeric log-probabilities are declined under (finish).
+NUMERIC_LOGPROBS = "numeric logprobs"
+# How a server is asked for a JSON answer (json mode): see the module doc.
+OPENAI, LLAMA_CPP, VLLM, VLLM_LEGACY, OLLAMA = "openai", "llama.cpp", "vllm", "vllm-legacy", "ollama"
+DIALECT_NOTES = {
+    LLAMA_CPP: "llama.cpp: json answers are constrained by a grammar with no free whitespace (grammar)",
+    VLLM: "vLLM: json answers are constrained by a regular expression with no free whitespace "
+          "(structured_outputs.regex)",
+    VLLM_LEGACY: "vLLM before v0.12: json answers are constrained by a regular expression with no free "
+                 "whitespace (guided_regex)",
+    OLLAMA: "Ollama: json answers are constrained by the JSON schema (response_format, Ollama's format)",
+}
+
+
+def version_below(text: Any, bound: tuple[int, ...]) -> bool:
+    """"0.11.2" < (0, 12); an unreadable version is taken to be current (not below)."""
+    numbers = re.findall(r"\d+", str(text or ""))[: len(bound)]
+    return bool(numbers) and tuple(int(n) for n in numbers) < bound
+
+
+def server_root(base_url: str) -> str:
+    """http://host:8000/v1 -> http://host:8000 (vLLM's /version and Ollama's /api/version)."""
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    path = path.removesuffix("/v1")
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
 
 
 _CAP_PATTERNS = (
@@ -63,6 +95,8 @@ class OpenAIProvider(ApiProvider):
         self.max_n = MAX_N
         self.top_logprobs = modes.TOP_LOGPROBS
         self._ignored_logprobs = False
+        self.dialect: str | None = OPENAI if base_url is None else None  # found out on the first json request
+        self._dialect_lock: asyncio.Lock | None = None
         if self.reasoning:
             self.default_max_tokens = REASONING_MAX_TOKENS
             self.note(f"{model} is a reasoning model: temperature is not sent and max_tokens is sent "
@@ -76,6 +110,11 @@ class OpenAIProvider(ApiProvider):
     async def generate(self, request: ApiRequest) -> ApiResult:
         for _ in range(6):  # each pass may drop one parameter the server rejected
             mode = self.served_mode(request.mode)
+            if mode == modes.JSON and self.dialect is None:
+                await self.find_dialect()
+                mode = self.served_mode(request.mode)
+            if mode == modes.LOGPROBS and not request.yes_no and self.served_mode(NUMERIC_LOGPROBS) != NUMERIC_LOGPROBS:
+                mode = modes.TEXT  # numbers declined on this model (finish): the fallback
             params = self.params(request, mode)
             try:
                 body = await http_limit.body(await self._create(params))
@@ -86,7 +125,7 @@ class OpenAIProvider(ApiProvider):
                 continue
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
-            return self._with_mode(self.read_reply(body, mode), mode)
+            return await self.finish(self._with_mode(self.read_reply(body, mode), mode), request)
         raise CallFailed(f"{self.provider}: the server rejected the request after parameter changes", retryable=False)
 
     def params(self, request: ApiRequest, mode: str) -> dict[str, Any]:
@@ -97,7 +136,12 @@ class OpenAIProvider(ApiProvider):
             "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
         }
         self._common(params, request, mode)
+        if mode == modes.JSON and self.dialect == LLAMA_CPP and "messages" in params:
+            # The object's start as the reply's own beginning, the grammar for the rest (modes.JSON_START).
+            params["messages"].append({"role": "assistant", "content": modes.JSON_START})
+            params["extra_body"]["grammar"] = modes.ANSWER_TAIL_GRAMMAR
         return params
+
 
     async def _create(self, params: dict[str, Any]) -> Any:
         """The raw response (its body is read and checked here, not by the SDK)."""
@@ -105,6 +149,61 @@ class OpenAIProvider(ApiProvider):
 
     def _reply(self, data: Any, mode: str) -> wire.Reply:
         return wire_openai.chat_reply(data, mode)
+
+    async def find_dialect(self) -> str:
+        """Which server this is, for json mode: asked once (``GET /models``; vLLM's
+        ``/version``, Ollama's ``/api/version``), noted once. Anything unknown, or a server
+        that answers none of these, gets OpenAI's ``response_format``."""
+        if self._dialect_lock is None:
+            self._dialect_lock = asyncio.Lock()
+        async with self._dialect_lock:
+            if self.dialect is None:
+                self.dialect = await self._detect_dialect()
+                if self.dialect in DIALECT_NOTES:
+                    self.note(f"{self.model}: {DIALECT_NOTES[self.dialect]}")
+                self.after_dialect(self.dialect)
+        return self.dialect
+
+    def after_dialect(self, dialect: str) -> None:
+        """What a dialect rules out on this endpoint (the completions endpoint: Ollama)."""
+
+    async def _detect_dialect(self) -> str:
+        owners: set[str] = set()
+        try:
+            page = await self.client.models.list()
+            owners = {str(getattr(m, "owned_by", "") or "").lower() for m in getattr(page, "data", None) or ()}
+        except Exception:  # noqa: BLE001 - a server without /models is asked the standard way
+            owners = set()
+        if "llamacpp" in owners:
+            return LLAMA_CPP
+        root = server_root(str(self.base_url))
+        if "vllm" in owners:
+            version = await self._get_json(f"{root}/version")
+            return VLLM_LEGACY if version_below(version.get("version"), (0, 12)) else VLLM
+        if "version" in await self._get_json(f"{root}/api/version"):
+            return OLLAMA
+        return OPENAI
+
+    async def _get_json(self, url: str) -> dict[str, Any]:
+        """A GET through the SDK's client (absolute URL); {} when it fails or is no object."""
+        try:
+            data = await self.client.get(url, cast_to=object)
+        except Exception:  # noqa: BLE001 - the answer only decides the dialect
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def json_params(self) -> dict[str, Any]:
+        """The body fields that ask this server for the answer object (module doc)."""
+        dialect = self.dialect or OPENAI
+        if dialect == LLAMA_CPP:
+            return {"grammar": modes.ANSWER_GRAMMAR}
+        if dialect == VLLM:
+            return {"structured_outputs": {"regex": modes.ANSWER_REGEX}}
+        if dialect == VLLM_LEGACY:
+            return {"guided_regex": modes.ANSWER_REGEX}
+        # OpenAI, Ollama and the rest: the JSON schema, on either endpoint.
+        return {"response_format": {"type": "json_schema", "json_schema": {
+            "name": modes.SCHEMA_NAME, "schema": modes.ANSWER_SCHEMA, "strict": True}}}
 
     def read_reply(self, body: bytes, mode: str) -> ApiResult:
         """A reply body, checked field by field (wire_openai): a reply that is none is a
@@ -132,8 +231,11 @@ class OpenAIProvider(ApiProvider):
         if request.max_tokens:
             params[self.token_parameter] = request.max_tokens
         if mode == modes.JSON:
-            params["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": modes.SCHEMA_NAME, "schema": modes.ANSWER_SCHEMA, "strict": True}}
+            fields = self.json_params()
+            if "response_format" in fields:
+                params["response_format"] = fields.pop("response_format")
+            if fields:  # not OpenAI's own parameters: the SDK sends them in the body
+                params["extra_body"] = {**params.get("extra_body", {}), **fields}
         elif mode == modes.LOGPROBS:
             params["logprobs"] = True
             params["top_logprobs"] = self.top_logprobs
@@ -144,8 +246,12 @@ class OpenAIProvider(ApiProvider):
         fallback (or fails, with --optbench-elicit-fallback fail)."""
         text = f"{getattr(exc, 'param', '')} {getattr(exc, 'message', exc)}".lower()
         if mode == modes.JSON and any(w in text for w in ("response_format", "json_schema", "json schema",
-                                                          "structured output", "grammar")):
-            self.reject_mode(mode, "the server rejected response_format with a JSON schema")
+                                                          "structured output", "structured_output", "grammar",
+                                                          "guided", "regex")):
+            asked = "a grammar" if "grammar" in params.get("extra_body", {}) else (
+                "a regular expression" if "regex" in str(params.get("extra_body", {})) else
+                "response_format with a JSON schema")
+            self.reject_mode(mode, f"the server rejected {asked}")
             self.served_mode(mode)  # raises at once under --optbench-elicit-fallback fail
             return True
         if mode == modes.LOGPROBS and "logprob" in text:
@@ -197,6 +303,27 @@ class OpenAIProvider(ApiProvider):
 
     def _failure(self, exc: BaseException) -> CallFailed:
         return self.sdk_failure(exc, self.sdk)
+
+    async def finish(self, result: ApiResult, request: ApiRequest) -> ApiResult:
+        """A json reply on llama.cpp is the whole object (its start was prefilled). A numeric
+        logprobs reply from a tokenizer that writes numbers digit by digit: the
+        chat endpoint cannot be asked to go on from a digit, so numeric log-probability
+        elicitation is declined for this model, once and with one note; this reply and the
+        later numeric prompts get the fallback (yes/no items keep their log-probabilities)."""
+        if result.mode == modes.JSON and self.dialect == LLAMA_CPP:
+            result.texts = [modes.with_start(text) for text in result.texts]
+        if result.mode != modes.LOGPROBS or request.yes_no or not result.logprobs_of(0):
+            return result
+        positions = distribution.from_json(result.logprobs_of(0))
+        if distribution.needs_follow(positions):
+            shown = "', '".join(p.token for p in positions[:4])
+            self.reject_mode(NUMERIC_LOGPROBS, f"its tokenizer writes numbers digit by digit (its reply began "
+                                               f"'{shown}') and the chat endpoint cannot extend a reply to read the "
+                                               "digits after the first (the completions endpoint can: "
+                                               "--model=openai-completions:...)")
+            self.served_mode(NUMERIC_LOGPROBS)  # raises under --optbench-elicit-fallback fail
+            result.mode, result.logprobs = modes.TEXT, []
+        return result
 
     def _with_mode(self, result: ApiResult, mode: str) -> ApiResult:
         """The mode served; in logprobs mode, a note when the server sent no tokens."""

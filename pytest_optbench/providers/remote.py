@@ -204,6 +204,7 @@ class ApiProvider:
         self.default_max_tokens = DEFAULT_MAX_TOKENS
         self.parameter_changes = 0
         self.resent = 0  # requests sent again at once after such a change
+        self.probes = 0  # follow-up requests reading a number digit by digit (completions, logprobs)
         self.name = f"{self.provider}:{model}"
         # Modes the server rejected (found out once, then never asked again), and what a
         # rejected mode gets instead: "text" (asked in text) or "fail" (the answer fails).

@@ -115,8 +115,10 @@ def total_for(totals: Mapping[tuple[str, str, str], int], suite: str, condition:
 
 
 def usable_text(n: int, total: int | None, what: str) -> str:
-    """``"2 of 60 pairs usable"`` (``"2 pairs usable"`` when the total is unknown)."""
-    return f"{n} of {total} {what} usable" if total is not None else f"{n} {what} usable"
+    """``"2 of 60 pairs usable"`` (``"2 pairs usable"`` when the total is unknown). Answer
+    metrics (parse_rate ...) count every answer, read or not: "1 of 1 answers", not usable."""
+    usable = "" if what == "answers" else " usable"
+    return f"{n} of {total} {what}{usable}" if total is not None else f"{n} {what}{usable}"
 
 
 def shortfall(n: int, total: int | None, min_n: int, what: str) -> str | None:

@@ -14,12 +14,14 @@ FakePosition = tuple[str, float, list[tuple[str, float]]]
 
 
 def as_json(text: str) -> dict[str, Any]:
-    """The answer a schema-following server would send: the number of a bare-number reply."""
+    """The answer a schema-following server would send: the number of a bare-number reply
+    ("65" -> 65, "0.25" -> 0.25, as a model that thinks in fractions writes it)."""
     stripped = text.strip().rstrip("%")
     try:
-        return {"probability": int(float(stripped))}
+        number = float(stripped)
     except ValueError:
         return {"probability": 50} if not stripped.startswith("{") else json.loads(text)
+    return {"probability": int(number) if number.is_integer() else number}
 
 
 def fake_positions(text: str, style: str = "whole") -> list[FakePosition]:
@@ -51,12 +53,18 @@ def fake_positions(text: str, style: str = "whole") -> list[FakePosition]:
     return [(mark + str(value), math.log(0.6), alts)]
 
 
-def digit_positions(numbers: dict[int, float], other: float, style: str) -> list[FakePosition]:
+def digit_positions(numbers: dict[int, float], other: float, style: str, prefix: str = "") -> list[FakePosition]:
     """One digit per token along the most likely number; each position's alternatives are
-    the next digit (or the end, a newline) of the numbers that share the prefix so far."""
-    best = str(max(numbers, key=lambda v: numbers[v]))
+    the next digit (or the end, a newline) of the numbers that share the prefix so far.
+    ``prefix``: the digits the prompt already ends with (a completions request that extends
+    the reply): the positions go on from there."""
+    sharing = {v: p for v, p in numbers.items() if str(v).startswith(prefix)}
+    if not sharing:  # no number goes on like this: the reply ends
+        return [("\n", 0.0, [("\n", 0.0)])]
+    best = str(max(sharing, key=lambda v: sharing[v]))
+    numbers = sharing
     positions: list[FakePosition] = []
-    for k in range(len(best) + 1):
+    for k in range(len(prefix), len(best) + 1):
         prefix = best[:k]
         nexts: dict[str, float] = {}
         for v, p in numbers.items():

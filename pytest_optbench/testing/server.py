@@ -7,15 +7,24 @@ errors, rejected parameters, replies cut off at the token limit (``cut_off``). I
 both batch APIs (OpenAI's Files + Batches, Anthropic's Message Batches; ``testing_batches.py``)
 with batch faults: expiry, failure, partial failure. Loopback only.
 
-Elicitation modes: a JSON-schema ``response_format`` (or llama.cpp's ``json_schema``) makes
-the reply ``{"probability": N}`` (``structured=False``: ignored, prose as a server without it);
+Elicitation modes: a request for structured output in the words of ``server_kind`` makes
+the reply ``{"probability": N}`` (``structured=False``: ignored, prose as a server without
+it): ``openai`` takes the JSON-schema ``response_format`` and rejects parameters it does not
+know (``grammar``, ``structured_outputs``) as OpenAI does; ``llama.cpp`` also takes ``grammar``
+and ``json_schema`` (both at once is its 400); ``vllm`` takes ``structured_outputs`` from
+``vllm_version`` 0.12 on and ``guided_regex`` before it, ignoring the other as vLLM ignores
+unknown fields; ``ollama`` takes ``response_format`` on the chat endpoint only. ``GET
+/v1/models`` says who serves (``owned_by``), as do vLLM's ``/version`` and Ollama's
+``/api/version`` (GETs are listed in ``gets``, not ``requests``);
 a forced Anthropic tool gets a ``tool_use`` block; ``logprobs`` returns the answer's tokens
 with ``top_logprobs`` in OpenAI's chat shape (also llama.cpp's, on both endpoints) or the
 legacy completions shape, tokenized as ``token_style`` says (``testing_logprobs.py``):
 ``whole`` (one token per number, OpenAI), ``digits`` (one per digit, SmolLM2), ``gemma`` (a
 blank token, then digits), ``bpe`` ("Ġ65", no bytes), ``sentencepiece`` ("▁65"), ``bytes``
 (byte-fallback tokens, the text only in ``bytes``), or ``none`` (the server ignores
-``logprobs``).
+``logprobs``). ``numbers_for`` gives the model's distribution over 0-100 per request: a
+digit-style completions prompt that ends with "Answer: <digits>" then gets the positions
+after those digits, as a real model continues its own prefix.
 
     with FakeAPI(answer=lambda req: "60") as api:
         ... --model openai:fake --base-url {api.openai_url}
@@ -25,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -33,7 +43,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from .batches import FakeBatches
-from .logprobs import TOKEN_STYLES, FakePosition, as_json, chat_entry, display, fake_positions, legacy_logprobs
+from .logprobs import (
+    TOKEN_STYLES,
+    FakePosition,
+    as_json,
+    chat_entry,
+    digit_positions,
+    display,
+    fake_positions,
+    legacy_logprobs,
+)
 from .requests import FakeRequest, tokens
 
 __all__ = ["TOKEN_STYLES", "FakeAPI", "FakePosition", "FakeRequest", "Streamed", "fake_positions", "huge_reply"]
@@ -95,6 +114,11 @@ class FakeAPI:
     completions_shape: str = "openai"  # logprobs on /completions: "openai" (legacy) or "llama.cpp"
     # Or the positions themselves, per request and sample: the reply is their tokens joined.
     logprobs_for: Callable[[FakeRequest, int], list[FakePosition]] | None = None
+    # Or the model's distribution over 0-100 (digit styles): prefixes in the prompt are continued.
+    numbers_for: Callable[[FakeRequest], dict[int, float]] | None = None
+    server_kind: str = "openai"  # openai | llama.cpp | vllm | ollama: its structured-output words
+    vllm_version: str = "0.12.0"
+    gets: list[str] = field(default_factory=list)
     port_number: int = 0  # 0: any free port
     # What a response says served it: the model id (default: the one asked for, as OpenAI's
     # dated ids are not) and OpenAI's system_fingerprint (default: none sent).
@@ -182,6 +206,10 @@ class FakeAPI:
 
     def _handle(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
         path = handler.path.split("?")[0]
+        if handler.command == "GET" and (found := self._get(path)) is not None:
+            with self._lock:
+                self.gets.append(path)
+            return self._send(handler, *found)
         if self.batches.handles(handler.command, path):
             return self.batches.handle(self, handler, handler.command, path, raw)
         try:
@@ -227,6 +255,9 @@ class FakeAPI:
                 "code": 400, "type": "BadRequestError", "param": None,
                 "message": f"Requested top_logprobs ({request.top_logprobs}) exceeds maximum allowed value "
                            f"({self.max_top_logprobs})"}})
+        if (refusal := self._refuse_structure(request)) is not None:
+            return self._send(handler, 400, {"error": {"message": refusal, "type": "invalid_request_error",
+                                                       "param": None, "code": None}})
         if request.api != "anthropic" and self.max_n is not None and request.n > self.max_n:
             return self._send(handler, 400, {"error": {
                 "code": 400, "type": "invalid_request_error",
@@ -272,9 +303,12 @@ class FakeAPI:
         if self.logprobs_for is not None and top:
             positions = self.logprobs_for(request, index)
             text = "".join(display(p[0]) for p in positions)
+        elif self.numbers_for is not None and top and self.token_style in ("digits", "gemma"):
+            positions = self._continued(request)
+            text = "".join(display(p[0]) for p in positions)
         else:
             text = self.answer(request, index)
-            if request.structured and self.structured:
+            if self._structured(request):
                 text = json.dumps(as_json(text))
             elif top and self.token_style != "none":
                 positions = fake_positions(text, self.token_style)
@@ -294,6 +328,64 @@ class FakeAPI:
         else:
             choice["logprobs"] = None
         return choice
+
+    def _get(self, path: str) -> tuple[int, dict[str, Any]] | None:
+        """GET /v1/models (who serves: ``owned_by``), vLLM's /version, Ollama's /api/version."""
+        if path.endswith("/models"):
+            owner = {"llama.cpp": "llamacpp", "vllm": "vllm", "ollama": "library"}.get(self.server_kind, "system")
+            return 200, {"object": "list", "data": [{"id": "fake", "object": "model", "created": 0, "owned_by": owner}]}
+        if path == "/version" and self.server_kind == "vllm":
+            return 200, {"version": self.vllm_version}
+        if path == "/api/version" and self.server_kind == "ollama":
+            return 200, {"version": "0.12.6"}
+        return None
+
+    def _legacy_vllm(self) -> bool:
+        major, minor = (int(x) for x in self.vllm_version.split(".")[:2])
+        return (major, minor) < (0, 12)
+
+    def _refuse_structure(self, request: FakeRequest) -> str | None:
+        """The 400s real servers give: OpenAI for parameters it does not know, llama.cpp
+        for a grammar and a schema at once."""
+        body = request.body
+        if self.server_kind == "openai" and request.api != "anthropic":
+            for name in ("grammar", "json_schema", "structured_outputs", "guided_regex", "guided_json"):
+                if name in body:
+                    return f"Unrecognized request argument supplied: {name}"
+        if self.server_kind == "llama.cpp" and body.get("grammar") and (
+                body.get("json_schema") or body.get("response_format")):
+            return "Cannot use both json_schema and grammar"
+        return None
+
+    def _structured(self, request: FakeRequest) -> bool:
+        """Did the request ask for the answer object in words this server honours?"""
+        if not self.structured:
+            return False
+        body = request.body
+        fmt = body.get("response_format")
+        schema = isinstance(fmt, dict) and fmt.get("type") in ("json_schema", "json_object")
+        if self.server_kind == "llama.cpp":
+            return bool(schema or body.get("grammar") or body.get("json_schema"))
+        if self.server_kind == "vllm":
+            words = body.get("guided_regex") if self._legacy_vllm() else body.get("structured_outputs")
+            return bool(schema or words)
+        if self.server_kind == "ollama":
+            return bool(schema and request.api == "openai")
+        return bool(schema)
+
+    def _continued(self, request: FakeRequest) -> list[FakePosition]:
+        """Digit positions of the model's distribution, after the digits the prompt ends with."""
+        assert self.numbers_for is not None
+        numbers = self.numbers_for(request)
+        prompt = request.user if request.api == "completions" else ""
+        tail = prompt.rsplit("Answer:", 1)[-1] if "Answer:" in prompt else ""
+        prefix = tail.strip()
+        if prefix and not prefix.isdigit():
+            prefix = ""
+        start: list[FakePosition] = []
+        if not prefix and self.token_style == "gemma":
+            start = [(" ", math.log(0.9), [(" ", math.log(0.9)), (" The", math.log(0.1))])]
+        return start + digit_positions(numbers, 0.1, self.token_style, prefix)
 
     def _cut_off(self, request: FakeRequest, index: int) -> bool:
         return bool(self.cut_off and self.cut_off(request, index))

@@ -103,6 +103,8 @@ def request_line(counts: Mapping[str, int]) -> str | None:
              f"{counts.get('timeouts', 0):,} timed out)")]
     if counts.get("parameter_changes"):
         parts.append(f"{counts['parameter_changes']:,} request(s) changed to suit the server (see notes)")
+    if counts.get("probe_requests"):
+        parts.append(f"{counts['probe_requests']:,} of them followed numbers digit by digit (logprobs mode)")
     return f"requests {counts['requests']:,}: " + ", ".join(parts)
 
 

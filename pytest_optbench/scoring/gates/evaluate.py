@@ -351,8 +351,10 @@ def _verdict(gate: Gate, suite: str, condition: str, agg: Aggregate | None, kind
         return _unjudged(gate, suite, condition, reason, n_total=total)
     value, low, high = agg.value, agg.ci_low, agg.ci_high
     if not math.isfinite(value):
-        return _unjudged(gate, suite, condition, f"no usable answers: {usable_text(agg.n, total, what)}", n=agg.n,
-                         n_total=total)
+        # Some answers are usable, but too few (or too alike) for the metric to have a value.
+        reason = (f"no usable answers: {usable_text(0, total, what)}" if agg.n == 0 else
+                  f"{usable_text(agg.n, total, what)}, too few for {gate.metric} to have a value")
+        return _unjudged(gate, suite, condition, reason, n=agg.n, n_total=total)
     if (short := shortfall(agg.n, total, gate.required_n, what)) is not None:
         return _unjudged(gate, suite, condition, short, value, n=agg.n, n_total=total)
     if gate.evidence == "ci" and (why := agg.interval_reason) is not None:

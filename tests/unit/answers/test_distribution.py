@@ -26,23 +26,36 @@ def test_whole_number_tokens_give_the_expected_value_and_distribution() -> None:
     assert reading.distribution == {"65": 0.75, "70": 0.25}
 
 
-def test_digit_tokens_follow_the_generated_path_and_share_its_continuation() -> None:
-    # "6" then "5" (or "0", or the end): the alternative leading "7" gets the same endings.
+def test_digit_tokens_are_followed_position_by_position() -> None:
+    # "6" then "5" (or "0"): the generated path says what follows "6"; what follows the
+    # alternative "7" comes from a probe (the prompt extended by "7"), not from "6"'s path.
+    positions = [pos("6", 0.8, ("7", 0.2)), pos("5", 0.5, ("0", 0.5)), END]
+    assert D.splits_digits(positions) and D.next_probe(positions, {}) == "7"
+    reading = D.read(positions, probes={"7": [("0", math.log(0.9)), ("%", math.log(0.1))]})
+    assert reading.distribution == {"60": 0.4, "65": 0.4, "7": 0.02, "70": 0.18}
+    assert reading.value == pytest.approx(0.4 * 60 + 0.4 * 65 + 0.02 * 7 + 0.18 * 70)
+    assert D.next_probe(positions, {"7": [("0", 0.0)]}) is None  # nothing left unknown
+
+
+def test_a_digit_tokenizer_without_probes_gives_no_numeric_answer() -> None:
+    # The first digit's alternatives are not a distribution over 0-100 (issue 26): declined,
+    # never read as an expectation of leading digits.
     reading = D.read([pos("6", 0.8, ("7", 0.2)), pos("5", 0.5, ("0", 0.5)), END])
-    assert reading.distribution == {"60": 0.4, "65": 0.4, "70": 0.1, "75": 0.1}
-    assert reading.value == pytest.approx(64.5)
+    assert reading.value is None and reading.reason == D.DIGITS_NOT_FOLLOWED
 
 
 def test_one_hundred_in_digit_tokens() -> None:
-    reading = D.read([pos("1", 1.0), pos("0", 1.0), pos("0", 0.9, ("%", 0.1)), END])
+    reading = D.read([pos("1", 1.0), pos("0", 1.0), pos("0", 0.9, ("%", 0.1)), END], probes={})
     assert reading.distribution == {"10": 0.1, "100": 0.9}
 
 
 def test_a_leading_blank_passes_its_probability_on() -> None:
-    # Gemma: " " then digits; " 5" among the blank's alternatives is a number too.
-    reading = D.read([pos(" ", 0.5, (" 5", 0.2), (" The", 0.3)), pos("8", 1.0), pos("0", 1.0), END])
+    # Gemma: " " then digits; " 7" among the blank's alternatives is a number too.
+    positions = [pos(" ", 0.5, (" 7", 0.2), (" The", 0.3)), pos("8", 1.0), pos("0", 1.0), END]
+    assert D.number_lead(positions) == " " and D.next_probe(positions, {}) == "7"
+    reading = D.read(positions, probes={"7": [("5", 0.0)]})
     assert reading.mass == pytest.approx(0.7)
-    assert reading.value == pytest.approx((5 * 0.2 + 80 * 0.5) / 0.7)
+    assert reading.value == pytest.approx((75 * 0.2 + 80 * 0.5) / 0.7)
 
 
 @pytest.mark.parametrize("variant", ["65", " 65", "Ġ65", "▁65", "  65"])
@@ -77,18 +90,22 @@ def test_yes_no_items_read_p_yes_from_the_answer_token() -> None:
 
 
 def test_legacy_completions_and_llama_cpp_shapes() -> None:
-    legacy = {"tokens": [" 4", "0"], "token_logprobs": [-0.1, -0.2],
-              "top_logprobs": [{" 4": -0.1, " 3": -2.5}, {"0": -0.2, "5": -1.7}]}
-    assert D.read(D.positions_from_completion(legacy)).value == pytest.approx(39.6, abs=1)
+    legacy = {"tokens": [" 40"], "token_logprobs": [-0.1], "top_logprobs": [{" 40": -0.1, " 30": -2.5}]}
+    assert D.read(D.positions_from_completion(legacy)).value == pytest.approx(39.2, abs=0.1)
     llama = {"content": [{"token": "7", "logprob": -0.1, "top_logprobs": [{"token": "7", "logprob": -0.1}]}]}
     assert D.read(D.positions_from_completion(llama)).value == 7
 
 
 def test_store_form_round_trips() -> None:
-    positions = [pos("6", 0.8, ("7", 0.2)), Position("5", -math.inf, ())]
+    positions = [pos("65", 0.8, ("70", 0.2)), Position("5", -math.inf, ())]
     again = D.from_json(D.to_json(positions))
     assert D.read(again).value == pytest.approx(D.read(positions).value)
     assert D.from_json([["bad"], "x", None]) == []
+    digits = [pos("6", 0.8, ("7", 0.2)), pos("5", 1.0), END]
+    kept, probes = D.from_stored(D.stored(D.to_json(digits), {"7": [("0", -0.1), ("bad", -math.inf)]}, " "))
+    assert probes == {"7": [("0", -0.1), ("bad", -math.inf)]} and len(kept) == 3
+    assert D.from_stored(D.to_json(digits))[1] is None  # not followed
+    assert D.from_stored({"positions": [], "probes": {"x": [], "1": "no"}}) == ([], {})
 
 
 tokens = st.sampled_from(["0", "1", "5", "7", "10", "25", "65", "99", "100", "250", "The", " ", "I", "%",
@@ -137,10 +154,30 @@ def test_no_answer_below_the_threshold(share: float, value: int) -> None:
 
 def test_only_a_clear_end_ends_the_number() -> None:
     # After "1": "%" ends it (1), "0" goes on (10), " in" may be "1 in 4": that share is lost.
-    reading = D.read([pos("1", 1.0), pos("0", 0.5, ("%", 0.25), (" in", 0.25)), END])
+    reading = D.read([pos("1", 1.0), pos("0", 0.5, ("%", 0.25), (" in", 0.25)), END], probes={})
     assert reading.distribution == {"1": pytest.approx(1 / 3, abs=1e-4), "10": pytest.approx(2 / 3, abs=1e-4)}
     assert reading.mass == pytest.approx(0.75)
-    assert D.read([pos("6", 0.9), pos("5", 0.9), pos(" percent", 0.9)]).value == pytest.approx(65)
+    assert D.read([pos("6", 0.9), pos("5", 0.9), pos(" percent", 0.9)], probes={}).value == pytest.approx(65)
+
+
+def test_a_distribution_spread_over_the_scale_has_no_answer() -> None:
+    # Half on 5, half on 95: the mean (50) is no answer the model gives.
+    reading = D.read([pos("5", 0.5, ("95", 0.5)), END])
+    assert reading.value is None and reading.reason.startswith(D.SPREAD) and "sd 45" in reading.reason
+    assert D.read([pos("60", 0.5, ("70", 0.5)), END]).value == 65  # sd 5: an answer
+
+
+@pytest.mark.parametrize(("tokens", "split"), [
+    (["65", "%"], False),  # one token per number
+    (["6", "5"], True),  # the number goes on digit by digit
+    ([" ", "1", "0", "0"], True),  # Gemma: a blank, then digits
+    (["To", " calculate"], False),  # no number
+])
+def test_the_tokenizer_is_read_from_the_reply(tokens: list[str], split: bool) -> None:
+    assert D.splits_digits([pos(t, 0.9) for t in tokens]) is split
+    # Single digits only among the alternatives (a one-digit reply) say the same.
+    assert D.splits_digits([pos("7", 0.6, ("5", 0.2), ("8", 0.1)), END])
+    assert not D.splits_digits([pos("7", 0.6, ("25", 0.2), ("8", 0.1)), END])
 
 
 @pytest.mark.parametrize("path", [[" 1", " in", " 4"], ["60", "-", "70"]])

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
+from pytest_optbench.answers import distribution as D
 from pytest_optbench.elicit.engine import ApiElicitor, read_answer
 from pytest_optbench.elicit.store import ResponseStore, answer_key
 from pytest_optbench.options import ELICIT_MODES, EngineSettings, Settings
 from pytest_optbench.prompts import modes
 from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
-from pytest_optbench.providers.completions import CUE, CompletionsProvider, scaffold
+from pytest_optbench.providers.completions import CUE, JSON_STOP, CompletionsProvider, scaffold
 from pytest_optbench.providers.openai_provider import OpenAIProvider
 from pytest_optbench.providers.remote import ApiProvider
 from pytest_optbench.suite.load import ELICIT_MODES as SUITE_MODES
@@ -109,7 +111,12 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
 
 @pytest.mark.parametrize(("reply", "value", "mode"), [
     ('{"probability": 65}', 65, "json"), ('```json\n{"probability": 7}\n```', 7, "json"),
-    ('{"probability": 0.35}', None, "json"), ('{"probability": "65"}', None, "json"),
+    # The schema's scale: a decimal below 1 is a fraction, exactly 1 is ambiguous (1% or certain?).
+    ('{"probability": 0.35}', 35, "json"), ('{"probability": 0.9999}', 99.99, "json"), ('{"probability": 0}', 0, "json"),
+    ('{"probability": 0.0000}', 0, "json"), ('{"probability": 1}', None, "json"), ('{"probability": 1.0}', None, "json"),
+    ('{"probability": 1.5}', 1.5, "json"), ('{"probability": 100}', 100, "json"), ('{"probability": "65"}', None, "json"),
+    # The grammar's fraction, which JSON cannot hold (SmolLM2 wrote it; forbidden, "1/2" became 100).
+    (' {"probability": 1/2}', 50, "json"), ('{"probability": 1/100}', 1, "json"), ('{"probability": 3/2}', None, "json"),
     ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
@@ -130,6 +137,89 @@ def test_json_mode_sends_the_schema_and_reads_the_field(fake, make) -> None:
     assert [a.value for a in record.answers] == [65, 65] and {a.mode for a in record.answers} == {"json"}
     body = server.requests[0].body
     assert body["response_format"]["json_schema"]["schema"] == modes.ANSWER_SCHEMA
+
+
+SHAPES = {  # server -> (kind, vLLM version, the body fields that carry the answer's shape)
+    "openai": ("openai", "0.12.0", {"response_format"}),
+    "llama.cpp": ("llama.cpp", "0.12.0", {"grammar"}),
+    "vllm": ("vllm", "0.12.0", {"structured_outputs"}),
+    "vllm-0.11": ("vllm", "0.11.2", {"guided_regex"}),
+    "ollama": ("ollama", "0.12.0", {"response_format"}),
+}
+SHAPE_FIELDS = {"response_format", "grammar", "json_schema", "structured_outputs", "guided_regex", "guided_json"}
+
+
+@pytest.mark.parametrize("server_name", list(SHAPES))
+@pytest.mark.parametrize("provider", ["openai", "completions"])
+def test_json_mode_asks_each_server_in_its_own_words(fake, make, server_name: str, provider: str) -> None:
+    # A model that thinks in fractions: "0.25" is 25 on the scale the schema states.
+    kind, version, fields = SHAPES[server_name]
+    server = fake(server_kind=kind, vllm_version=version, answer=lambda request, index: "0.25")
+    elicitor = make(server, provider)
+    records = run(elicitor, [spec("json", i) for i in range(3)])
+    answers = [a for r in records for a in r.answers]
+    bodies = [r.body for r in server.requests]
+    assert server.gets.count("/v1/models") == 1  # asked once, before the first json request
+    if kind == "ollama" and provider == "completions":
+        # Ollama's /v1/completions has no format: declined with one note, asked in text.
+        assert {a.mode for a in answers} == {"text"} and not any(SHAPE_FIELDS & set(b) for b in bodies)
+        assert sum("Ollama's OpenAI-compatible /v1/completions" in n for n in elicitor.provider.notes) == 1
+        return
+    assert {(a.value, a.mode) for a in answers} == {(25, "json")}
+    assert all(SHAPE_FIELDS & set(b) == fields for b in bodies)
+    body = bodies[0]
+    if "grammar" in fields and provider == "openai":  # chat: the start prefilled, the grammar for the rest
+        assert body["grammar"] == modes.ANSWER_TAIL_GRAMMAR
+        assert body["messages"][-1] == {"role": "assistant", "content": modes.JSON_START}
+    elif "grammar" in fields:
+        assert body["grammar"] == modes.ANSWER_GRAMMAR and body["prompt"].endswith(CUE)
+    elif "structured_outputs" in fields:
+        assert body["structured_outputs"] == {"regex": modes.ANSWER_REGEX}
+    elif "guided_regex" in fields:
+        assert body["guided_regex"] == modes.ANSWER_REGEX
+    else:
+        assert body["response_format"]["json_schema"]["schema"] == modes.ANSWER_SCHEMA
+    if kind != "openai":
+        assert len([n for n in elicitor.provider.notes if "json answers are constrained" in n]) == 1
+
+
+def test_json_mode_gets_enough_tokens_for_the_object(fake, make, tmp_path) -> None:
+    server = fake(server_kind="llama.cpp")
+    model = OpenAIProvider("fake", base_url=server.openai_url, env=ENV, timeout=5)
+    settings = EngineSettings(concurrency=1, max_retries=0, run_id="r", max_tokens=8)
+    elicitor = ApiElicitor(model, ResponseStore(tmp_path / "tokens.sqlite"), settings)
+    try:
+        run(elicitor, [spec("json"), spec("text", 1)])
+    finally:
+        elicitor.close()
+        elicitor.store.close()
+    limits = sorted(r.body["max_tokens"] for r in server.requests)
+    assert limits == [8, modes.JSON_MIN_TOKENS]  # two samples a request
+
+
+def test_a_prefilled_reply_is_read_as_the_whole_object() -> None:
+    assert modes.with_start(' 0.25}') == '{"probability": 0.25}'
+    assert modes.with_start('{"probability": 7}') == '{"probability": 7}'  # llama.cpp returns the start too
+    assert modes.json_value(modes.with_start("0.0000}")) == (0.0, None)
+    assert modes.ANSWER_TAIL_GRAMMAR.startswith('root ::= " "? number "}"') and "number ::=" in modes.ANSWER_TAIL_GRAMMAR
+
+
+def test_the_answer_grammar_leaves_no_room_for_whitespace() -> None:
+    # The replies the models wrote under llama.cpp's JSON-schema grammar (issue 26): Gemma's
+    # whitespace until the token limit, SmolLM2's newlines; and the fractions an integer
+    # schema cut to their "0". The regex (vLLM) is the grammar's twin (llama.cpp).
+    pattern = re.compile(modes.ANSWER_REGEX)
+    for reply in ('{"probability": 0.25}', '{"probability": 0.9999}', '{"probability": 0.5000}',
+                  '{"probability": 100}', '{"probability": 7}', '{"probability": 37.5}', '{"probability": 0}',
+                  # SmolLM2 through the scaffold, unconstrained: " {" after "Answer:", and fractions
+                  ' {"probability": 100}', ' {"probability": 1/2}', ' {"probability": 1/100}'):
+        assert pattern.fullmatch(reply), reply
+    for reply in ('{\n  "probability": 0\n}', '{\n \t \t \t \t', '{"probability": 101}', '{"probability": 0.12345}',
+                  '{"probability":0.25}', '{"probability": 05}'):
+        assert not pattern.fullmatch(reply), reply
+    grammar = modes.ANSWER_GRAMMAR
+    assert '"{\\"probability\\": "' in grammar and "space" not in grammar and "\\n" not in grammar.split("\n", 1)[0]
+    assert modes.ANSWER_SCHEMA["properties"]["probability"]["type"] == "number"
 
 
 def test_a_server_that_ignores_the_schema_is_read_as_text(fake, make) -> None:
@@ -161,6 +251,9 @@ def test_anthropic_json_mode_forces_a_tool(fake, make) -> None:
     body = server.requests[0].body
     assert body["tool_choice"] == {"type": "tool", "name": "answer"}
     assert body["tools"][0]["input_schema"] == modes.ANSWER_SCHEMA
+    fraction = fake(answer=lambda request, index: "0.25")  # a model that thinks in fractions
+    [record] = run(make(fraction, "anthropic"), [spec("json", 1)])
+    assert {(a.value, a.mode) for a in record.answers} == {(25, "json")}
 
 
 def test_anthropic_logprobs_mode_falls_back_without_asking(fake, make) -> None:
@@ -175,20 +268,77 @@ def test_anthropic_logprobs_mode_falls_back_without_asking(fake, make) -> None:
 # --------------------------------------------------------------------------- logprobs mode
 
 
-@pytest.mark.parametrize("style", ["whole", "digits", "gemma", "bpe", "sentencepiece", "bytes"])
-def test_logprobs_mode_reads_every_tokenizer_alike(fake, make, style: str) -> None:
+@pytest.mark.parametrize("style", ["whole", "bpe", "sentencepiece"])
+def test_logprobs_mode_reads_whole_number_tokenizers_alike(fake, make, style: str) -> None:
     server = fake(token_style=style)
     elicitor = make(server)
     [record] = run(elicitor, [spec("logprobs")])
     [answer] = record.answers
-    assert answer.mode == "logprobs" and answer.mass == pytest.approx(0.9 * (0.9 if style == "gemma" else 1))
-    assert answer.value == pytest.approx(65, abs=1.0)  # 60/65/70 at 15/60/15 (digits share the "5")
+    assert answer.mode == "logprobs" and answer.mass == pytest.approx(0.9)
+    assert answer.value == pytest.approx(65)  # 60/65/70 at 15/60/15
     body = server.requests[0].body
     assert body["logprobs"] is True and body["top_logprobs"] == modes.TOP_LOGPROBS
     assert body["temperature"] == 0 and body["max_tokens"] == modes.LOGPROBS_MAX_TOKENS
     # Read back from the store: the same reading, no new request.
     again = make(server)
     assert again.record(spec("logprobs")).answers[0].value == answer.value and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("style", ["digits", "gemma", "bytes"])
+@pytest.mark.parametrize("fallback", ["text", "fail"])
+def test_digit_tokenizers_on_the_chat_endpoint_decline_numbers_once(fake, make, style: str, fallback: str) -> None:
+    # The chat endpoint cannot be asked to go on from "6": the first digit's alternatives are
+    # all there is, and they are no distribution over 0-100. Numbers are declined with one
+    # note (the fallback), yes/no keeps its log-probabilities.
+    server = fake(token_style=style, answer=lambda request, index: "yes" if "Is" in request.user else "65")
+    elicitor = make(server, fallback=fallback)
+    yes_no = PromptSpec("yes", SYSTEM, "Is it raining?", 1, 0.0, {"item": "ka"}, modes.LOGPROBS, True)
+    records = run(elicitor, [spec("logprobs", i) for i in range(3)] + [yes_no])
+    numeric = [a for r in records[:3] for a in r.answers]
+    if fallback == "text":
+        assert {(a.value, a.mode) for a in numeric} == {(65, "text")}
+    else:
+        assert all(a.error and "does not support numeric logprobs" in a.error for a in numeric)
+    assert records[3].answers[0].mode == "logprobs" and records[3].answers[0].value == pytest.approx(100 * 0.8 / 0.95)
+    assert sum("digit by digit" in n for n in elicitor.provider.notes) == 1
+    later = run(elicitor, [spec("logprobs", 7)])  # asked in the fallback from the start
+    if fallback == "text":
+        assert "logprobs" not in server.requests[-1].body and later[0].answers[0].mode == "text"
+
+
+@pytest.mark.parametrize("style", ["digits", "gemma"])
+@pytest.mark.parametrize("shape", ["openai", "llama.cpp"])
+def test_digit_tokenizers_are_followed_on_the_completions_endpoint(fake, make, style: str, shape: str) -> None:
+    # 60/65/70 at 15/60/15: the reply says "6", "5"; what follows "7" takes one more request
+    # with the prompt extended by the reply's lead and "7".
+    server = fake(token_style=style, completions_shape=shape, numbers_for=lambda request: {65: 0.6, 70: 0.15, 60: 0.15})
+    elicitor = make(server, "completions")
+    [record] = run(elicitor, [spec("logprobs")])
+    [answer] = record.answers
+    assert answer.mode == "logprobs" and answer.value == pytest.approx(65)
+    assert answer.distribution == {"60": pytest.approx(1 / 6, abs=1e-4), "65": pytest.approx(2 / 3, abs=1e-4),
+                                   "70": pytest.approx(1 / 6, abs=1e-4)}
+    assert answer.mass == pytest.approx(0.9 * (0.9 if style == "gemma" else 1))
+    first, probe = (r.body for r in server.requests)
+    assert probe["prompt"] == first["prompt"] + (" " if style == "gemma" else "") + "7"
+    assert probe["max_tokens"] == 1 and "stop" not in probe and probe["logprobs"] == modes.TOP_LOGPROBS
+    assert elicitor.request_counts()["requests"] == 2 and elicitor.request_counts()["probe_requests"] == 1
+    # The probes are stored with the reply: read again without a request.
+    again = make(server, "completions")
+    assert again.record(spec("logprobs")).answers[0].value == pytest.approx(65) and len(server.requests) == 2
+
+
+def test_following_a_number_is_bounded(fake, make) -> None:
+    # A flat model: every digit leads somewhere; at most MAX_PROBES follow-up requests, and
+    # a distribution spread over the whole scale is no answer.
+    flat = {v: 1 / 101 for v in range(101)}
+    server = fake(token_style="digits", numbers_for=lambda request: flat)
+    elicitor = make(server, "completions")
+    [record] = run(elicitor, [spec("logprobs")])
+    assert elicitor.provider.probes <= D.MAX_PROBES and len(server.requests) == 1 + elicitor.provider.probes
+    assert record.answers[0].value is None and record.answers[0].reason.startswith(D.SPREAD)
+    run(elicitor, [spec("logprobs", 1)])
+    assert sum("spread over the scale" in n for n in elicitor.provider.notes) == 1  # said once
 
 
 def test_prose_in_logprobs_mode_is_no_answer(fake, make) -> None:
@@ -242,25 +392,31 @@ def test_the_scaffold_has_examples_and_an_answer_cue() -> None:
 
 @pytest.mark.parametrize("shape", ["openai", "llama.cpp"])
 def test_completions_in_every_mode(fake, make, shape: str) -> None:
-    server = fake(token_style="gemma", completions_shape=shape)
+    server = fake(token_style="gemma", completions_shape=shape, server_kind=shape,
+                  numbers_for=lambda request: {65: 1.0})
     elicitor = make(server, "completions")
     records = run(elicitor, [spec("text"), spec("json", 1), spec("logprobs", 2)])
     assert [a.value for a in records[0].answers] == [65, 65]
     assert [(a.value, a.mode) for a in records[1].answers] == [(65, "json"), (65, "json")]
     [answer] = records[2].answers
-    assert answer.mode == "logprobs" and answer.value == pytest.approx(65, abs=1.0)
+    assert answer.mode == "logprobs" and answer.value == pytest.approx(65)
     bodies = [r.body for r in server.requests]
     assert all(b["prompt"].endswith(CUE) and "messages" not in b for b in bodies)
-    [json_body] = [b for b in bodies if "json_schema" in b]  # concurrent: in any order
-    assert json_body["json_schema"] == modes.ANSWER_SCHEMA and "response_format" in json_body
+    [json_body] = [b for b in bodies if b.get("stop") == JSON_STOP]  # concurrent: in any order
+    if shape == "llama.cpp":
+        assert json_body["grammar"] == modes.ANSWER_GRAMMAR and "response_format" not in json_body
+    else:
+        assert json_body["response_format"]["json_schema"]["schema"] == modes.ANSWER_SCHEMA
+        assert "grammar" not in json_body and "json_schema" not in json_body
     assert [b["logprobs"] for b in bodies if "logprobs" in b] == [modes.TOP_LOGPROBS]
 
 
 def test_completions_json_rejected_falls_back(fake, make) -> None:
-    server = fake(reject_params=("json_schema",))
+    server = fake(server_kind="llama.cpp", reject_params=("grammar",))
     elicitor = make(server, "completions")
     [record] = run(elicitor, [spec("json")])
     assert {(a.value, a.mode) for a in record.answers} == {(65, "text")}
+    assert any("rejected a grammar" in n for n in elicitor.provider.notes)
 
 
 def test_completions_stored_logprobs_shape_is_json() -> None:

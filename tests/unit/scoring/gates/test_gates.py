@@ -279,6 +279,22 @@ def test_binary_metric_without_usable_answers_is_not_evaluated() -> None:
     assert v.verdict == INCONCLUSIVE and v.reason == "no usable answers: 0 of 40 items usable"
 
 
+def test_a_metric_without_a_value_on_some_usable_items_says_so_without_contradiction() -> None:
+    # One usable known-answer item: AUC has no value; "no usable answers: 1 of 49 items usable"
+    # said two things at once (issue 26).
+    kinds = {"trivia": ["binary"]}
+    (v,) = evaluate([Gate("auc", "min", 0.6)], [_agg("auc", NAN, suite="trivia", n=1)], kinds,
+                    totals={("trivia", "base", "binary"): 49})
+    assert v.verdict == INCONCLUSIVE and v.reason == "1 of 49 items usable, too few for auc to have a value"
+
+
+def test_answer_metrics_count_answers_not_usable_ones() -> None:
+    from pytest_optbench.scoring.minimum_data import shortfall, usable_text
+    assert usable_text(1, 1, "answers") == "1 of 1 answers"  # parse_rate counts unread answers too
+    assert shortfall(1, 1, 10, "answers") == "1 of 1 answers, fewer than min_n 10"
+    assert usable_text(2, 60, "pairs") == "2 of 60 pairs usable"
+
+
 def test_applicable_metric_without_an_aggregate_is_not_evaluated() -> None:
     # e.g. calibration_error on a Track B suite (no item has `expected`): one row, with the reason
     (v,) = evaluate([Gate("calibration_error", "max", 5)], [_agg("skew", 1.0), _agg("parse_rate", 1.0)], PAIRS)
