@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import http_limit
+from . import http_limit, wire
 from .remote import ApiProvider, ApiRequest, CallFailed
 
 # Both providers bill a batch answer at half the real-time (list) price.
@@ -177,3 +177,19 @@ def retryable_status(status: int | None) -> bool:
 
 def dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def read_line(raw: bytes | str, label: str, read: Callable[[str, Mapping[str, Any]], LineResult]) -> LineResult:
+    """One line of a batch's results, read by the protocol's ``read(custom_id, data)``: a line
+    that cannot be read is an error of its own (of its ``custom_id`` when that can be read),
+    never of the other lines."""
+    try:
+        data = wire.mapping(wire.load(raw, "a result line"), "a result line")
+    except wire.BadReply as exc:
+        return LineResult("", error=f"{label}: {exc}", retryable=True)
+    custom = data.get("custom_id")
+    custom_id = custom if isinstance(custom, str) and wire.CUSTOM_ID.match(custom) else ""
+    try:
+        return read(custom_id, data)
+    except wire.BadReply as exc:
+        return LineResult(custom_id, error=f"{label}: {exc}", retryable=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..text.display import one_line, well_formed
 from . import wire
-from .batch_api import BatchState, LineResult
+from .batch_api import BatchState, LineResult, read_line
 from .remote import served
 from .wire import BadReply, Choice, Reply
 
@@ -86,16 +86,7 @@ def batch_line(raw: bytes | str) -> LineResult:
     """One line of a batch's results (JSONL): ``succeeded`` with the message, ``errored``
     with the error, or ``canceled`` / ``expired``; a line that cannot be read is an error of
     its own."""
-    try:
-        data = wire.mapping(wire.load(raw, "a result line"), "a result line")
-    except BadReply as exc:
-        return LineResult("", error=f"anthropic batch: {exc}", retryable=True)
-    custom = data.get("custom_id")
-    custom_id = custom if isinstance(custom, str) and wire.CUSTOM_ID.match(custom) else ""
-    try:
-        return _line(custom_id, data)
-    except BadReply as exc:
-        return LineResult(custom_id, error=f"anthropic batch: {exc}", retryable=True)
+    return read_line(raw, "anthropic batch", _line)
 
 
 def _line(custom_id: str, data: Mapping[str, Any]) -> LineResult:

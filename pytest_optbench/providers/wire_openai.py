@@ -15,7 +15,7 @@ from typing import Any
 from ..prompts import modes
 from ..text.display import one_line
 from . import wire
-from .batch_api import BatchState, LineResult, retryable_status
+from .batch_api import BatchState, LineResult, read_line, retryable_status
 from .remote import NON_RETRYABLE_CODES, served
 from .wire import BadReply, Choice, Reply
 
@@ -145,16 +145,7 @@ def result_files(data: Any) -> list[str]:
 def batch_line(raw: bytes | str) -> LineResult:
     """One line of a batch's output or error file. A line that cannot be read is an error of
     its own (of its ``custom_id`` when that can be read), never of the other lines."""
-    try:
-        data = wire.mapping(wire.load(raw, "a result line"), "a result line")
-    except BadReply as exc:
-        return LineResult("", error=f"openai batch: {exc}", retryable=True)
-    custom = data.get("custom_id")
-    custom_id = custom if isinstance(custom, str) and wire.CUSTOM_ID.match(custom) else ""
-    try:
-        return _line(custom_id, data)
-    except BadReply as exc:
-        return LineResult(custom_id, error=f"openai batch: {exc}", retryable=True)
+    return read_line(raw, "openai batch", _line)
 
 
 def _line(custom_id: str, data: Mapping[str, Any]) -> LineResult:
