@@ -15,7 +15,6 @@ from collections import Counter
 import pytest
 
 from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
-from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
@@ -53,9 +52,8 @@ def api(fake):
 
 
 @pytest.fixture
-def make(tmp_path):
+def make(elicitors):
     """Build elicitors on one store file (each with its own connection, like processes)."""
-    created: list[ApiElicitor] = []
 
     def factory(server: FakeAPI, *, provider: str = "openai", model: str = "fake-model",
                 engine: EngineSettings = FAST, timeout: float = 5.0, shard=(0, 1)) -> ApiElicitor:
@@ -63,14 +61,9 @@ def make(tmp_path):
             model_obj = OpenAIProvider(model, base_url=server.openai_url, env=ENV, timeout=timeout)
         else:
             model_obj = AnthropicProvider(model, base_url=server.anthropic_url, env=ENV, timeout=timeout)
-        elicitor = ApiElicitor(model_obj, ResponseStore(tmp_path / "responses.sqlite"), engine, shard=shard)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(model_obj, engine, shard=shard)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def run_all(elicitor: ApiElicitor, specs: list[PromptSpec]):

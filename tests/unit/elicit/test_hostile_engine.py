@@ -31,7 +31,7 @@ from pytest_optbench.elicit.engine import (
     elicit,
     not_asked,
 )
-from pytest_optbench.elicit.store import ResponseStore, StoreError
+from pytest_optbench.elicit.store import StoreError
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.base import as_model
@@ -62,19 +62,12 @@ def fake(shared_server):
 
 
 @pytest.fixture
-def make(tmp_path):
-    created: list[ApiElicitor] = []
-
+def make(elicitors):
     def factory(api: FakeAPI, engine: EngineSettings = FAST, store: Path | None = None, **kwargs: object) -> ApiElicitor:
         provider = OpenAIProvider("fake-model", base_url=api.openai_url, env=ENV, timeout=5.0)
-        elicitor = ApiElicitor(provider, ResponseStore(store or tmp_path / "responses.sqlite"), engine, **kwargs)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(provider, engine, store, **kwargs)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def run_all(elicitor: ApiElicitor, specs: list[PromptSpec]):

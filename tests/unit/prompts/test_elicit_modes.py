@@ -44,9 +44,7 @@ def fake(shared_server):
 
 
 @pytest.fixture
-def make(tmp_path):
-    created: list[ApiElicitor] = []
-
+def make(elicitors):
     def factory(server: FakeAPI, provider: str = "openai", fallback: str = "text") -> ApiElicitor:
         model: ApiProvider
         if provider == "openai":
@@ -56,14 +54,9 @@ def make(tmp_path):
         else:
             model = AnthropicProvider("fake", base_url=server.anthropic_url, env=ENV, timeout=5)
         model.elicit_fallback = fallback
-        elicitor = ApiElicitor(model, ResponseStore(tmp_path / "responses.sqlite"), FAST)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(model, FAST)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def run(elicitor: ApiElicitor, specs: list[PromptSpec]):

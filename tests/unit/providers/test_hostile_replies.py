@@ -47,9 +47,7 @@ def fake(shared_server):
 
 
 @pytest.fixture
-def make(tmp_path):
-    created: list[ApiElicitor] = []
-
+def make(elicitors):
     def factory(server: FakeAPI, provider: str = "openai", engine: EngineSettings = FAST, timeout: float = 5.0,
                 max_reply: int | None = None) -> ApiElicitor:
         if provider == "openai":
@@ -60,14 +58,9 @@ def make(tmp_path):
             model = AnthropicProvider("claude-fake", base_url=server.anthropic_url, env=ENV, timeout=timeout)
         if max_reply is not None:
             model.max_reply = max_reply
-        elicitor = ApiElicitor(model, ResponseStore(tmp_path / "responses.sqlite"), engine)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(model, engine)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def answers(elicitor: ApiElicitor, specs: list[PromptSpec]):
