@@ -29,16 +29,13 @@ from ..prompts.build import PromptSpec
 from ..providers.base import Model, Prompt
 from ..providers.loop import LoopThread
 from ..providers.remote import DEFAULT_MAX_REPLY, ApiProvider, ApiRequest, ApiResult, CallFailed, cut_off
-from ..records.item import Answer, PromptRecord
+from ..records.item import NOT_ASKED, Answer, PromptRecord
 from ..text.display import one_line, well_formed
 from .counters import EngineStats
 from .store import ResponseStore, StoredAnswer, StoreError, answer_key
 
 T = TypeVar("T")
 
-# An answer the session stopped asking for (a bad key, the deadline, a dead server) carries
-# an error that starts with this; the worker fails one such item and skips the rest.
-NOT_ASKED = "not asked: "
 # The failures-table key under which a stopped session tells its other xdist workers.
 STOP_KEY = "*session stopped*"
 MAX_ERROR = 500  # characters of an error message kept with an answer

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
 
 REFUSAL_VALUE = 50.0
 BATCH_PRICE = 0.5  # both providers bill an answer from a batch at half the real-time price
+# An answer the session stopped asking for (a bad key, the deadline, a dead server) carries
+# an error that starts with this; the worker fails one such item and skips the rest.
+NOT_ASKED = "not asked: "
 
 
 @dataclass
@@ -154,6 +157,14 @@ class ItemRecord:
     @property
     def errors(self) -> list[str]:
         return [a.error for a in self.answers() if a.error]
+
+    @property
+    def first_error(self) -> str | None:
+        """The error to name first: a call's own failure before "not asked" (the session
+        stopped after another prompt of this item was refused, and which prompt's request
+        the server answered first is a race)."""
+        errors = self.errors
+        return next((e for e in errors if not e.startswith(NOT_ASKED)), errors[0] if errors else None)
 
     @property
     def pending_batches(self) -> list[str]:

@@ -235,7 +235,7 @@ class OptbenchItem(pytest.Function):
         errors = record.errors
         if errors:
             total = len(record.answers())
-            raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {errors[0]}")
+            raise ItemFailed(f"{len(errors)} of {total} model calls failed; first: {record.first_error}")
         if pending := record.pending_batches:  # never a pass: skipped, or failed under strict mode
             worker = get_worker(self.config)
             note = worker.pending_note(pending)

@@ -245,7 +245,7 @@ def write_junit(path: Path, outcome: Any, source: str) -> None:
 
     for record in outcome.records:
         errors = record.errors
-        message = f"{len(errors)} of {len(record.answers())} model calls failed; first: {errors[0]}" if errors else ""
+        message = f"{len(errors)} of {len(record.answers())} model calls failed; first: {record.first_error}" if errors else ""
         case(classname(record.file), name(record), "failure" if errors else None, message, item_properties(record))
     for record in outcome.pending:
         case(classname(record.file), name(record), "skipped",

@@ -17,6 +17,7 @@ import pytest
 
 from ..options import RunOptions
 from ..records.facts import RunFacts
+from ..records.item import NOT_ASKED
 
 if TYPE_CHECKING:
     from ..elicit.counters import EngineStats
@@ -185,7 +186,7 @@ class WorkerSession:
         Once the session has stopped asking (a bad key, the deadline, a dead server), the
         first item it leaves without answers fails with the reason and the others are skipped:
         one FAILED line, not one per item."""
-        from ..elicit.engine import NOT_ASKED, ModelCalls, elicit, not_asked
+        from ..elicit.engine import ModelCalls, elicit, not_asked
         from ..providers.base import as_model
 
         stopped: str | None = None
@@ -201,10 +202,12 @@ class WorkerSession:
             records = elicit(as_model(model), specs, self.calls)
             stopped = self.calls.stop_reason
         if stopped and any(a.error for r in records for a in r.answers):
-            reason = not_asked(records)
-            if self.stop_reported and reason and all((a.error or "").startswith(NOT_ASKED)
-                                                     for r in records for a in r.answers):
-                pytest.skip(reason)
+            # The refusal that stopped the session may land on any item's prompt (requests
+            # race): once one item has failed with the reason, an item that holds only the
+            # refusal and what it left unasked is skipped like the rest.
+            if self.stop_reported and all(a.error and (a.error.startswith(NOT_ASKED) or a.error == stopped)
+                                          for r in records for a in r.answers):
+                pytest.skip(not_asked(records) or NOT_ASKED + stopped)
             self.stop_reported = True
         return records
 

@@ -23,7 +23,6 @@ import pytest
 from _waiting import wait_until
 
 from pytest_optbench.elicit.engine import (
-    NOT_ASKED,
     STOP_KEY,
     ApiElicitor,
     CallTimeout,
@@ -33,6 +32,7 @@ from pytest_optbench.elicit.engine import (
 )
 from pytest_optbench.elicit.store import StoreError
 from pytest_optbench.options import EngineSettings
+from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.base import as_model
 from pytest_optbench.providers.openai_provider import OpenAIProvider

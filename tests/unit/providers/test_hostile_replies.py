@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from pytest_optbench.answers import distribution
-from pytest_optbench.elicit.engine import NOT_ASKED, ApiElicitor, ModelCalls, elicit
+from pytest_optbench.elicit.engine import ApiElicitor, ModelCalls, elicit
 from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
+from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.prompts import modes
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider

@@ -57,3 +57,14 @@ def test_prompt_means_and_sds_are_each_prompts_own_to_the_last_bit(samples, keep
     want_sds = np.array([float(np.std(v, ddof=1)) if len(v := p.values()) >= 2 else np.nan for p in prompts], dtype=float)
     assert np.array_equal(prompt_means(prompts, keep_fifty), want_means, equal_nan=True)
     assert np.array_equal(prompt_sds(prompts), want_sds, equal_nan=True)
+
+
+def test_first_error_names_the_refusal_not_the_prompts_left_unasked_after_it() -> None:
+    """Which prompt's request is refused first is a race; the failure line names the cause."""
+    from pytest_optbench.records.item import NOT_ASKED
+
+    refusal = "openai: HTTP 401: Incorrect API key provided"
+    answers = [Answer(None, error=NOT_ASKED + refusal)] * 2 + [Answer(None, error=refusal), Answer("30", 30.0)]
+    assert record(*answers).first_error == refusal
+    assert record(Answer(None, error=NOT_ASKED + refusal)).first_error == NOT_ASKED + refusal
+    assert record(Answer("30", 30.0)).first_error is None
