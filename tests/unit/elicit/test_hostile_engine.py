@@ -32,11 +32,11 @@ from pytest_optbench.elicit.engine import (
 )
 from pytest_optbench.elicit.store import StoreError
 from pytest_optbench.options import EngineSettings
-from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.base import as_model
 from pytest_optbench.providers.openai_provider import OpenAIProvider
 from pytest_optbench.providers.remote import status_failure
+from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.testing import FakeAPI
 
 KEY = "sk-test-HOSTILE-0123456789abcdef"

@@ -20,13 +20,13 @@ from pytest_optbench.answers import distribution
 from pytest_optbench.elicit.engine import ApiElicitor, ModelCalls, elicit
 from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
-from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.prompts import modes
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
 from pytest_optbench.providers.base import as_model
 from pytest_optbench.providers.completions import CompletionsProvider
 from pytest_optbench.providers.openai_provider import OpenAIProvider
+from pytest_optbench.records.item import NOT_ASKED
 from pytest_optbench.testing import FakeAPI
 from pytest_optbench.testing.server import Streamed, huge_reply
 from pytest_optbench.text.display import printable
