@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import math
 import sys
 from collections.abc import Sequence
@@ -466,7 +467,9 @@ def load_plugins(modules: Sequence[str]) -> None:
                 from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The command line, built once per process (tests and a wrapper call ``main`` many times)."""
     parser = argparse.ArgumentParser(prog="optbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-p", "--plugin", action="append", default=[], metavar="MODULE",
@@ -556,7 +559,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                          help="wait up to this long for open batches to end (default 0)")
     collect.add_argument("--base-url", metavar="URL", help="API base URL, when the store's is not the one to use")
     collect.set_defaults(func=cmd_collect)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         load_plugins(args.plugin)
         return int(args.func(args))

@@ -11,10 +11,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from . import binary, conditional, conjunction, disjunction, dose_response, inverted_pair
 from .base import DATA, TEXT, Kind, violation_metric
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 # Installed packages add kinds through this entry-point group (each entry a ``Kind``).
 ENTRY_POINT_GROUP = "pytest_optbench.kinds"
@@ -44,14 +47,25 @@ def _same_definition(known: Kind, kind: Kind) -> bool:
     return (type(known).__module__, type(known).__qualname__) == (type(kind).__module__, type(kind).__qualname__)
 
 
+@functools.lru_cache(maxsize=8)
+def _declared(path: tuple[str, ...]) -> tuple[EntryPoint, ...]:
+    """The group's entry points on this import path: scanning every installed distribution
+    takes milliseconds, and a process that runs ``optbench`` commands in a loop (a wrapper,
+    the tests) would pay them each time. A new path (a package added to it) scans again."""
+    from importlib.metadata import entry_points
+
+    del path  # the cache key
+    return tuple(entry_points(group=ENTRY_POINT_GROUP))
+
+
 def load_entry_points() -> list[str]:
     """Register the kinds installed packages declare (entry-point group ``pytest_optbench.kinds``),
     once each; the names of the ones added. An entry that is not a kind is a ``ValueError``
     naming it, so a broken plugin is one sentence, not a traceback."""
-    from importlib.metadata import entry_points
+    import sys
 
     added = []
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    for entry in _declared(tuple(sys.path)):
         try:
             kind = entry.load()
         except Exception as exc:  # noqa: BLE001 (a plugin's own import error, whatever it is, is one sentence)
