@@ -9,6 +9,7 @@ plugin only its options.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Generator
 from pathlib import Path
@@ -308,6 +309,18 @@ class XdistControllerHooks:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["optbench_run_id"] = self.run_id
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The workers now ask for their answers and run the items: the controller, idle until
+        their reports come, loads what it scores with meanwhile (on a thread of its own, so
+        that it keeps taking the workers' reports)."""
+        if ids and self.controller.options.model_spec and self.warming is None:
+            from .session.worker import warm_scoring
+
+            self.warming = threading.Thread(target=warm_scoring, name="optbench-warm-scoring", daemon=True)
+            self.warming.start()
+
+    warming: threading.Thread | None = None
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         counts = getattr(node, "workeroutput", {}).get("optbench_requests")
