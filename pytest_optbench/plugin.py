@@ -9,6 +9,8 @@ plugin only its options.
 
 from __future__ import annotations
 
+import gc
+import threading
 import uuid
 from collections.abc import Generator
 from pathlib import Path
@@ -59,6 +61,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _SESSIONS
+    _SESSIONS += 1
     config.addinivalue_line("markers", "optbench: an item collected from a pytest-optbench suite file")
     options = read_options(config)
     if options.bank:  # --optbench-bank: the bundled bank joins what pytest collects
@@ -144,9 +148,16 @@ def _distributed(config: pytest.Config) -> bool:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    global _SESSIONS
     worker = config.stash.get(WORKER_KEY, None)
     if worker is not None:
         worker.close()
+    _SESSIONS -= 1
+    if _SESSIONS > 0:  # a session run inside another (pytester): the process goes on, so does its collector
+        gc.unfreeze()
+
+
+_SESSIONS = 0  # sessions configured and not yet unconfigured in this process (pytest.main within pytest)
 
 
 def _worker_shard(worker_input: dict[str, Any]) -> tuple[int, int]:
@@ -191,6 +202,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if worker is not None:
         worker.items = [i for i in session.items if hasattr(i, "specs") and hasattr(i, "suite")]
         worker.facts.selected = len(worker.items)
+        if worker.items and not session.config.option.collectonly:
+            keep_from_collector()
+
+
+# An audit keeps what it collected and every item's record to the end of the session, and the
+# garbage collector's full passes walked all of it again and again (4 s of a 40 s audit of the
+# whole bank, and the pass pytest forces at exit): what is alive after collection, after every
+# FREEZE_EVERY records and after the reports are written is moved out of its reach (gc.freeze).
+# What the session drops later is still freed by its reference count; only a reference cycle
+# that became garbage before a freeze stays in memory until the process ends.
+FREEZE_EVERY = 1000
+
+
+def keep_from_collector() -> None:
+    gc.freeze()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -265,6 +291,12 @@ class ControllerHooks:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.controller.add_report(report)
+        if getattr(report, "optbench_record", None) is not None:
+            self.records += 1
+            if self.records % FREEZE_EVERY == 0:
+                keep_from_collector()
+
+    records = 0  # item records taken so far
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
@@ -286,6 +318,7 @@ class ControllerHooks:
         if self.controller.write_outputs(outcome) or self.controller.failed():
             session.testsfailed += 1  # a report or the store not written: nothing passes silently
         self.controller.log_gates_to_junit(session.config, outcome.verdicts)
+        keep_from_collector()  # what is left is the summary and pytest's exit
         return result
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -308,6 +341,18 @@ class XdistControllerHooks:
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["optbench_run_id"] = self.run_id
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The workers now ask for their answers and run the items: the controller, idle until
+        their reports come, loads what it scores with meanwhile (on a thread of its own, so
+        that it keeps taking the workers' reports)."""
+        if ids and self.controller.options.model_spec and self.warming is None:
+            from .session.worker import warm_scoring
+
+            self.warming = threading.Thread(target=warm_scoring, name="optbench-warm-scoring", daemon=True)
+            self.warming.start()
+
+    warming: threading.Thread | None = None
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         counts = getattr(node, "workeroutput", {}).get("optbench_requests")

@@ -105,12 +105,14 @@ class BatchElicitor(ApiElicitor):
 
     # -- the prefetch ----------------------------------------------------------------------
 
-    def prefetch(self, specs: Sequence[PromptSpec]) -> None:
+    def prefetch(self, specs: Sequence[PromptSpec], meanwhile: Callable[[], None] | None = None) -> None:
         # The batch bodies carry no schema and no logprobs: json and logprobs prompts are
         # asked in real time, then read from the store like the rest.
         if other := [s for s in specs if s.mode != "text"]:
             super().prefetch(other)
             specs = [s for s in specs if s.mode == "text"]
+        if meanwhile is not None:  # a batch is awaited for minutes: the caller's work goes first
+            meanwhile()
         jobs = self.plan(specs)
         for job in jobs:
             self.specs[job.key] = job.spec

@@ -287,6 +287,8 @@ class ApiElicitor:
         self._keys: dict[tuple[Any, ...], str] = {}
         self._stopping = _StopSignal()  # bound to the loop of each run (_run)
         self._owners: dict[str, int] = {}  # key -> the xdist worker that asks for it (share_out)
+        self._slots_full = threading.Event()  # every request slot of the prefetch holds a request
+        self._slots = settings.concurrency
 
     def key(self, spec: PromptSpec) -> str:
         # Asked for every prompt twice (prefetch, then its item): hashed once.
@@ -445,14 +447,28 @@ class ApiElicitor:
                 jobs.append(Job(key, spec, first, count))
         return jobs
 
-    def prefetch(self, specs: Sequence[PromptSpec]) -> None:
-        """Elicit every missing answer of this process's share, concurrently."""
+    def prefetch(self, specs: Sequence[PromptSpec], meanwhile: Callable[[], None] | None = None) -> None:
+        """Elicit every missing answer of this process's share, concurrently. ``meanwhile``:
+        work of the caller's thread done while the answers are awaited, once every request
+        slot holds a request (or the requests are over); it must not raise."""
         self.share_out(specs)
         jobs = self.plan(specs)
         self.on_progress(self.stats)
         if jobs and not self.settings.offline:
-            self._runner().run(self._run(jobs))
+            self._slots_full = threading.Event()
+            self._slots = min(self.settings.concurrency, len(jobs))
+            self._runner().run(self._run(jobs), meanwhile, self._slots_full)
+        elif meanwhile is not None:
+            meanwhile()
         self.on_progress(self.stats)
+
+    def preload(self) -> None:
+        """Import the provider's SDK and build its client in the background now (the caller
+        knows it will ask): see ApiProvider.preload."""
+        if not self.settings.offline:
+            preload = getattr(self.provider, "preload", None)
+            if callable(preload):
+                preload()
 
     def _runner(self) -> LoopThread:
         return self.provider.runner()
@@ -527,6 +543,8 @@ class ApiElicitor:
                 return self._not_asked(job.key, remaining, reason)
             stats.in_flight += 1
             stats.requests += 1
+            if stats.in_flight >= self._slots:
+                self._slots_full.set()  # the caller's meanwhile may start (prefetch)
             self.on_progress(stats)
             try:
                 result = _checked(await self._generate(request), self.provider.provider)

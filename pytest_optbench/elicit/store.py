@@ -285,5 +285,12 @@ class ResponseStore:
             raise self._read_error(exc) from None
         return str(row[0]) if row else None
 
+    def empty(self) -> bool:
+        """True when the store holds no answer at all (a first run): every prompt will be asked."""
+        try:
+            return self._db.execute("SELECT 1 FROM answers LIMIT 1").fetchone() is None
+        except sqlite3.Error as exc:
+            raise self._read_error(exc) from None
+
     def close(self) -> None:
         self._db.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -17,12 +17,20 @@ class LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="optbench-loop", daemon=True)
-        self._thread.start()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="optbench-loop", daemon=True)
+        self.thread.start()
 
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+    def run(self, coroutine: Coroutine[Any, Any, T], meanwhile: Callable[[], None] | None = None,
+            after: threading.Event | None = None) -> T:
+        """Run ``coroutine`` on the loop and wait for its result. ``meanwhile``: work of the
+        calling thread done while it waits, once ``after`` is set (or the coroutine is done)."""
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
         try:
+            if meanwhile is not None:
+                if after is not None:
+                    future.add_done_callback(lambda _: after.set())
+                    after.wait()
+                meanwhile()
             return future.result()
         except BaseException:  # Ctrl-C: the requests in flight are cancelled, not left running
             future.cancel()
@@ -35,8 +43,8 @@ class LoopThread:
             with contextlib.suppress(Exception):  # closing must never fail a finished run
                 asyncio.run_coroutine_threadsafe(_cancel_pending(), self.loop).result(timeout=5)
         self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(timeout=5)
-        if not self._thread.is_alive():
+        self.thread.join(timeout=5)
+        if not self.thread.is_alive():
             self.loop.close()
 
 

@@ -7,6 +7,8 @@ the server asked us to wait. The engine owns retries, concurrency and the store.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import email.utils
 import importlib
@@ -14,6 +16,7 @@ import importlib.util
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -300,8 +303,42 @@ class ApiProvider:
 
     # The official SDKs take 0.5 to 1.5 s to import: a provider names its SDK module and
     # builds its client on first use, so a session answered from the store imports neither.
+    # A session that knows it will ask (preload) imports it and builds the client on the
+    # loop's thread while it collects its items instead.
     sdk_module = ""
     _client: Any = None
+    _preload: concurrent.futures.Future[None] | None = None
+    _preload_error: BaseException | None = None
+
+    def preload(self) -> None:
+        """Import the SDK and build its client now, on the provider's loop thread, while the
+        caller goes on (collecting items): the first request then finds both ready. Sends
+        nothing. A failure is kept and raised where the SDK or the client is first used, as
+        it would have been raised there without the preload."""
+        if not self.sdk_module or self._client is not None or self._preload is not None:
+            return
+        self._preload = asyncio.run_coroutine_threadsafe(self._build_client(), self.runner().loop)
+
+    async def _build_client(self) -> None:
+        # No await inside: the loop runs nothing else until the SDK is imported and the client built.
+        try:
+            if self._client is None:
+                self._client = self.make_client()
+        except Exception as exc:  # noqa: BLE001 - kept, and raised at the first use (_preloaded)
+            self._preload_error = exc
+
+    def _preloaded(self) -> None:
+        """Wait for a preload in flight (on another thread than the loop's) and raise its
+        failure, if it had one."""
+        preload = self._preload
+        if preload is None:
+            return
+        if not preload.done():
+            if self._loop is not None and threading.current_thread() is self._loop.thread:
+                return  # inside the preload itself (the loop runs nothing else meanwhile)
+            preload.result()
+        if self._preload_error is not None:
+            raise self._preload_error
 
     def require_sdk(self) -> None:
         """Fail at once (a usage error) when the SDK is not installed, without importing it."""
@@ -310,12 +347,15 @@ class ApiProvider:
 
     @property
     def sdk(self) -> Any:
-        """The SDK module, imported on first use."""
+        """The SDK module, imported on first use (or by the preload)."""
+        self._preloaded()
         return importlib.import_module(self.sdk_module)
 
     @property
     def client(self) -> Any:
-        """The SDK's async client, built on first use (``make_client``)."""
+        """The SDK's async client, built on first use (``make_client``) or by the preload."""
+        if self._client is None:
+            self._preloaded()
         if self._client is None:
             self._client = self.make_client()
         return self._client
@@ -330,6 +370,9 @@ class ApiProvider:
     def close(self) -> None:
         """Close the SDK's HTTP client on the loop that opened it, then the loop."""
         if self._loop is not None:
+            if self._preload is not None:  # a client still being built is closed too
+                with contextlib.suppress(Exception):
+                    self._preload.result(timeout=30)
             client = self._client  # never built: nothing to close
             if client is not None and hasattr(client, "close"):
                 with contextlib.suppress(Exception):  # closing must never fail a finished run

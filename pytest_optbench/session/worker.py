@@ -8,6 +8,8 @@ modules (providers, engine, store) are imported only when a model is chosen.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -104,6 +106,8 @@ class WorkerSession:
             parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
+            if store.empty():  # a first run asks for every answer: the SDK loads while items are collected
+                self.elicitor.preload()
 
     def concurrency_share(self) -> int:
         """This worker's part of --concurrency, which is for the whole run (a rate limit is
@@ -177,7 +181,10 @@ class WorkerSession:
         asked when a conftest overrides the model fixture: the items use that model.
         """
         if self.elicitor is not None and self.items and not model_overridden:
-            self.elicitor.prefetch([s for item in self.items for s in item.specs])
+            # A serial session scores in this process: it loads the scoring modules while it waits
+            # for the answers (an xdist worker does not score).
+            meanwhile = None if os.environ.get("PYTEST_XDIST_WORKER") else warm_scoring
+            self.elicitor.prefetch([s for item in self.items for s in item.specs], meanwhile)
 
     def elicit(self, model: Any, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
         """Answers for one item: from the engine for the --model provider, directly otherwise
@@ -241,6 +248,23 @@ class WorkerSession:
 
 
 WORKER_KEY = pytest.StashKey[WorkerSession]()
+
+
+# What scoring and the reports import after the items, loaded beforehand while a session waits
+# for its answers (worker.prefetch).
+SCORING_MODULES = ("scipy.special", "scipy.stats", "pytest_optbench.scoring.aggregate",
+                   "pytest_optbench.scoring.baseline", "pytest_optbench.scoring.crosslingual",
+                   "pytest_optbench.scoring.gates.enforcement", "pytest_optbench.scoring.gates.evaluate",
+                   "pytest_optbench.scoring.minimum_data", "pytest_optbench.scoring.outcome",
+                   "pytest_optbench.report.json_report", "pytest_optbench.report.summary")
+
+
+def warm_scoring(modules: Sequence[str] = SCORING_MODULES) -> None:
+    """Import ``modules`` now. One that fails to import is left for its first use after the
+    items, which raises the same error where it belongs."""
+    for name in modules:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _module(definition: Any) -> str:

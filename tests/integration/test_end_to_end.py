@@ -220,3 +220,42 @@ def test_report_metadata_and_items(optbench):
     assert answer["cached"] is None  # a simulated model is not an API: nothing is stored
     skew = run.aggregate("skew")
     assert set(skew) >= {"suite", "condition", "metric", "value", "ci_low", "ci_high", "n"}
+
+
+class FreezeSpy:
+    """Records how many objects the garbage collector had set aside (gc.freeze) at points of a run."""
+
+    def __init__(self) -> None:
+        self.frozen: dict[str, int] = {}
+
+    def pytest_collection_modifyitems(self) -> None:
+        import gc
+
+        self.frozen["before collection ends"] = gc.get_freeze_count()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self) -> None:
+        import gc
+
+        self.frozen["collected"] = gc.get_freeze_count()
+
+    def pytest_sessionfinish(self) -> None:
+        import gc
+
+        self.frozen["scored"] = gc.get_freeze_count()
+
+
+def test_an_audit_keeps_what_it_holds_from_the_collector_and_a_nested_one_gives_it_back(optbench):
+    """What an audit holds after collection and after scoring is moved out of the garbage
+    collector's full passes (gc.freeze); a session run inside another (as here) hands it back
+    when it ends, since the process goes on."""
+    import gc
+
+    spy = FreezeSpy()
+    optbench.write("suites/pairs.yaml", pair_suite(n=3))
+    assert gc.get_freeze_count() == 0
+    optbench.run("--model", "sim:calibrated", plugins=(spy,)).result.assert_outcomes(passed=3)
+    assert spy.frozen["before collection ends"] == 0
+    assert spy.frozen["collected"] > 0
+    assert spy.frozen["scored"] >= spy.frozen["collected"]
+    assert gc.get_freeze_count() == 0
