@@ -11,7 +11,7 @@
 * ECE (plug-in) and the debiased ECE: one interval for the population ECE
   (``confidence.EceConfidence``), containing both estimates; reliability the same kind of
   interval (its own null draws and cross-fitted estimate).
-* AUC: DeLong on the logit scale, Newcombe's score interval for a separated sample
+* AUC: the unbiased U-statistic variance on the logit scale, Newcombe's score interval for a separated sample
   (``auc_ci``).
 * The rest (skill scores, resolution, the within-bin terms, shrinkage a): bias-corrected
   percentile (``confidence.bootstrap_confidence``), or no interval, with the reason, where
