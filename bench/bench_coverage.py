@@ -783,6 +783,10 @@ def _two_valued_forecaster(g: np.random.Generator, n: int) -> tuple[np.ndarray, 
     return np.where(call == 1, 0.97, 0.03) + g.uniform(-0.02, 0.02, n), y
 
 
+def _ece_only(p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, Any]:
+    return {"ece": cal.ece(p, y, w)}
+
+
 def _edge_numpy_cells(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
     """The edge cells outside the simulated models: the ECE of a two-valued forecaster (a pool
     of ``--binary-pool`` items, its own value the truth) and a rare clustered rate (2%, 10
@@ -794,7 +798,7 @@ def _edge_numpy_cells(board: Board, args: argparse.Namespace, rng: np.random.Gen
         for _ in range(args.reps):
             index = rng.integers(0, pool_p.size, n)
             p, y = pool_p[index], pool_y[index]
-            _, cds = binary_confidences(lambda w, p=p, y=y: {"ece": cal.ece(p, y, w)}, {}, p, y, rng, args.resamples)
+            _, cds = binary_confidences(functools.partial(_ece_only, p, y), {}, p, y, rng, args.resamples)
             iv = cds["ece"].interval()
             board.cover("ece", label, "new", iv.method.split(",")[0], n, (iv.low, iv.high), truth)
             hits, checks = _clustered_checks(rng, n, 10, 0.02, 0.3)
