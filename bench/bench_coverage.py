@@ -773,6 +773,38 @@ def section_edges(board: Board, args: argparse.Namespace, rng: np.random.Generat
                              any(gate_tests.failures(ps, "holm")))
                 board.reject(f"family-wise error, {len(EDGE_GATES)} gates on their bounds: none", label, "new", n,
                              any(gate_tests.failures(ps, "none")))
+    _edge_numpy_cells(board, args, rng)
+
+
+def _two_valued_forecaster(g: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A forecaster that only ever states about 3% or 97% (uniform +-2 pp), right 80% of the time."""
+    y = (g.random(n) < 0.5).astype(float)
+    call = np.where(g.random(n) < 0.8, y, 1 - y)
+    return np.where(call == 1, 0.97, 0.03) + g.uniform(-0.02, 0.02, n), y
+
+
+def _ece_only(p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, Any]:
+    return {"ece": cal.ece(p, y, w)}
+
+
+def _edge_numpy_cells(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """The edge cells outside the simulated models: the ECE of a two-valued forecaster (a pool
+    of ``--binary-pool`` items, its own value the truth) and a rare clustered rate (2%, 10
+    checks per item, ICC 0.3)."""
+    pool_p, pool_y = _two_valued_forecaster(np.random.default_rng(args.seed + 99), args.binary_pool)
+    truth = float(np.abs(np.bincount(cal.bin_index(pool_p), pool_p - pool_y, cal.N_BINS)).sum() / pool_p.size)
+    label = f"numpy two-valued forecaster, 3% / 97%, 80% right (ECE {truth:.3f})"
+    for n in args.sizes:
+        for _ in range(args.reps):
+            index = rng.integers(0, pool_p.size, n)
+            p, y = pool_p[index], pool_y[index]
+            _, cds = binary_confidences(functools.partial(_ece_only, p, y), {}, p, y, rng, args.resamples)
+            iv = cds["ece"].interval()
+            board.cover("ece", label, "new", iv.method.split(",")[0], n, (iv.low, iv.high), truth)
+            hits, checks = _clustered_checks(rng, n, 10, 0.02, 0.3)
+            iv = rate_confidence(hits, checks).interval()
+            board.cover("violation/parse rate", "numpy 10 checks/item, rate 0.02, ICC 0.3", "new", iv.method, n,
+                        (iv.low, iv.high), 0.02)
 
 
 def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:

@@ -316,6 +316,33 @@ def ece_cross_fitted(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> tupl
     return _mean_se(np.sign(sums[bins] - e) * e)
 
 
+RATE_PSEUDO = 1.0  # pseudo-events and pseudo-non-events per bin in ece_rate_sd
+
+
+def ece_rate_sd(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
+    """The plug-in ECE's standard error from its bins' event rates, none taken at 0 or 1.
+
+    The ECE is sum_k w_k |mean p_k - r_k|; its delta-method variance is
+    sum_k w_k^2 Var(r_k). With r_k (1 - r_k) / n_k (what the bootstrap sees) a bin whose items
+    all came true, or none did, contributes nothing, the failure of Wald's interval at 0
+    events (Brown, Cai and DasGupta 2001, "Interval estimation for a binomial proportion").
+    Here Var(r_k) is the posterior variance of the bin's rate under the uniform prior
+    (Laplace: one pseudo-event and one pseudo-non-event, Beta(x + 1, n_k - x + 1)):
+    r~ (1 - r~) / (n_k + 3), r~ = (x + 1) / (n_k + 2). It serves as a floor under the upper
+    end's bootstrap SD (``EceConfidence.rate_sd``).
+    """
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
+    if p.size == 0:
+        return float("nan")
+    bins = bin_index(p, n_bins)
+    counts = np.bincount(bins, minlength=n_bins).astype(float)
+    events = np.bincount(bins, y, n_bins)
+    rate = (events + RATE_PSEUDO) / (counts + 2 * RATE_PSEUDO)
+    variance = rate * (1 - rate) / (counts + 2 * RATE_PSEUDO + 1)
+    weight = counts / p.size
+    return float(np.sqrt(float((weight * weight * variance).sum())))
+
+
 def reliability_cross_fitted(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> tuple[float, float]:
     """(estimate, standard error) of the population reliability without the plug-in's bias.
 

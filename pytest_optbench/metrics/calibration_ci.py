@@ -11,7 +11,7 @@
 * ECE (plug-in) and the debiased ECE: one interval for the population ECE
   (``confidence.EceConfidence``), containing both estimates; reliability the same kind of
   interval (its own null draws and cross-fitted estimate).
-* AUC: DeLong on the logit scale, Newcombe's score interval for a separated sample
+* AUC: the unbiased U-statistic variance on the logit scale, Newcombe's score interval for a separated sample
   (``auc_ci``).
 * The rest (skill scores, resolution, the within-bin terms, shrinkage a): bias-corrected
   percentile (``confidence.bootstrap_confidence``), or no interval, with the reason, where
@@ -132,8 +132,9 @@ def _gap_confidences(p: np.ndarray, y: np.ndarray, point: Mapping[str, float], d
             # overconfident items): the bootstrap SD of the plug-in stands in (conservative).
             se = sd
         contains = (plugin, point["ece_debiased"]) if name == "ece" else (plugin,)
+        rate_sd = cal.ece_rate_sd(p, y) if name == "ece" else 0.0
         out[name] = EceConfidence(plugin, plugin, 2 * plugin - float(finite.mean()), sd,
-                                  nulls[name], contains, centre, se if np.isfinite(se) else 0.0)
+                                  nulls[name], contains, centre, se if np.isfinite(se) else 0.0, rate_sd)
     if "ece" in out:
         out["ece_debiased"] = (replace(out["ece"], estimate=point["ece_debiased"])
                                if isinstance(out["ece"], EceConfidence) else NoConfidence(point["ece_debiased"]))

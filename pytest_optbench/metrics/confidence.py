@@ -551,7 +551,11 @@ class EceConfidence(Confidence):
       al. 2018), which removes that selection bias, and is a mean of per-item terms, so its
       standard error is the usual one. Away from calibration it gives the lower end.
     * ``corrected``: the bootstrap bias-corrected plug-in 2 plug-in - mean(plug-in*) and ``sd``
-      the bootstrap SD (Efron and Tibshirani 1993, ch. 10 and 13): the upper end.
+      the bootstrap SD (Efron and Tibshirani 1993, ch. 10 and 13): the upper end, with the SD
+      never below ``rate_sd`` (for the ECE: ``calibration.ece_rate_sd``, the spread the bins'
+      event rates have when none is taken to be exactly 0 or 1; a bin whose items all came
+      true, or none, has a bootstrap spread of 0, and the upper end was then Wald's at 0
+      events).
     """
 
     estimate: float
@@ -562,6 +566,7 @@ class EceConfidence(Confidence):
     contains: tuple[float, ...] = ()
     cross: float = math.nan  # NaN: no cross-fitted term (the corrected plug-in stands in)
     cross_se: float = 0.0
+    rate_sd: float = 0.0  # a floor under the upper end's SD (0: none)
     method: str = "calibration-null / cross-fitted / bias-corrected bootstrap"
 
     @staticmethod
@@ -591,7 +596,7 @@ class EceConfidence(Confidence):
             return 0.0
         if (self.contains and value <= max(self.contains)) or value <= 0:
             return 1.0
-        return self._normal_tail(self.corrected - value, self.sd)
+        return self._normal_tail(self.corrected - value, max(self.sd, self.rate_sd))
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
@@ -601,7 +606,7 @@ class EceConfidence(Confidence):
         z = normal_isf(a)
         centre, sd = self._low_centre()
         low = max(0.0, min(null_part, centre - z * sd))
-        high = min(1.0, self.corrected + z * self.sd)
+        high = min(1.0, self.corrected + z * max(self.sd, self.rate_sd))
         if self.contains:
             low, high = min(low, *self.contains), max(high, *self.contains)
         return Interval(low, high, self.method)

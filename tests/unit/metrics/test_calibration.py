@@ -637,3 +637,16 @@ def test_auc_with_whole_number_weights_is_exact(data, seed) -> None:
     assert _same(cal.auc(p, y, w), ref_auc(list(p), list(y), list(w)))
     rows = np.random.default_rng(seed).multinomial(p.size, np.full(p.size, 1 / p.size), 5).astype(float)
     assert _same(cal.auc(p, y, rows), [ref_auc(list(p), list(y), list(r)) for r in rows])
+
+
+def test_ece_rate_sd_is_the_laplace_posterior_spread_of_each_bins_rate() -> None:
+    # Two bins: 0.95 (4 items, all came true) and 0.05 (2 items, none came true).
+    p = np.array([0.95, 0.95, 0.95, 0.95, 0.05, 0.05])
+    y = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0])
+    high = (5 / 6) * (1 / 6) / 7  # Beta(5, 1): r~ = 5/6, variance r~ (1 - r~) / (n + 3)
+    low = (1 / 4) * (3 / 4) / 5  # Beta(1, 3)
+    expected = math.sqrt((4 / 6) ** 2 * high + (2 / 6) ** 2 * low)
+    assert cal.ece_rate_sd(p, y) == pytest.approx(expected, rel=1e-12)
+    # What the bootstrap sees there: no spread at all (every resample has the same rates).
+    assert float(np.std([cal.ece(p[i], y[i]) for i in np.random.default_rng(0).integers(0, 6, (50, 6))])) < 1e-12
+    assert math.isnan(cal.ece_rate_sd(np.array([]), np.array([])))

@@ -273,6 +273,26 @@ def test_zero_events_still_give_an_interval() -> None:
     assert rate_confidence([0] * 300, [1] * 300).interval().high == pytest.approx(1 - 0.025 ** (1 / 300))
 
 
+def test_a_single_event_among_clustered_checks_counts_every_item_as_one_check() -> None:
+    """One event has no partner in its item, so its clustering cannot show either (the design
+    effect estimate is 1 by construction). Before: Clopper-Pearson on all 300 checks, upper
+    end 0.019, and a clustered 2% rate (10 checks per item, ICC 0.3) covered 0.90 at 30 items,
+    the upper end too low 9% of the time (the samples with a single event)."""
+    hits = [1] + [0] * 29
+    assert cluster_rate(hits, [10] * 30).deff == pytest.approx(1.0)
+    interval = rate_confidence(hits, [10] * 30).interval()
+    assert interval.high == pytest.approx(float(sps.beta.ppf(0.975, 0.1 + 1, 30 - 0.1)), rel=1e-9)
+    assert interval.high > 0.1
+    # Two events in one item show their clustering: the design effect is estimated.
+    assert rate_confidence([2] + [0] * 29, [10] * 30).interval().high < 0.1
+    rng = np.random.default_rng(4)
+    reps, above = 1500, 0
+    for _ in range(reps):
+        rates = rng.beta(0.02 * (0.7 / 0.3), 0.98 * (0.7 / 0.3), 30)
+        above += rate_confidence(rng.binomial(10, rates), [10] * 30).interval().high < 0.02
+    assert above / reps <= 0.03
+
+
 @given(st.integers(0, 300), st.integers(1, 300), LEVELS)
 def test_wilson_matches_scipy(successes: int, trials: int, level: float) -> None:
     successes = min(successes, trials)

@@ -121,7 +121,7 @@ CI_METHODS = {
     "climatology_brier": "wilson image", "uncertainty": "wilson image", "shrinkage_b": "wilson image",
     "climatology_brier_oos": "wilson image",
     "ece": "calibration-null / cross-fitted", "ece_debiased": "calibration-null / cross-fitted",
-    "reliability": "calibration-null / cross-fitted", "auc": "DeLong, logit scale",
+    "reliability": "calibration-null / cross-fitted", "auc": "unbiased U-statistic variance, logit scale",
 }
 
 
