@@ -79,6 +79,7 @@ class Reader(Context):
         self.question = question
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
+        self.cut_in_calculation = False  # cut on "is 100" while working out a calculation
         self.answer_at = -1  # the first token of the number read as the answer
         self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
 
@@ -727,13 +728,26 @@ class Reader(Context):
             return
         q, zero_dot, joiner = end
         if not (zero_dot or joiner) and q.value == 100 and not self.toks[q.last].decimals:
-            return  # "is 100": no continuation gives another value on the scale
+            if self.truncated is not True or not self._calculation_before(q):
+                return  # "is 100": no continuation gives another value on the scale ...
+            self.cut_in_calculation = True  # ... unless the reply is working one out (decide.cut-in-calculation)
         # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
         # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
         if self.truncated is None and (not (zero_dot or joiner) or (zero_dot and self.whole_reply())):
             return
         q.cut = True
         self.cut_unfinished = joiner or zero_dot
+
+    def _calculation_before(self, q: Quantity) -> bool:
+        """Before ``q``, the reply announces arithmetic ("then multiply that by", "divide the
+        number of ...") or states a whole number above 100 that could be its denominator ("The
+        online store has 1000 orders"): a cut-off "is 100" may go on as "100/1000" or "100 - 15"."""
+        for t in self.toks[:q.first]:
+            if t.kind == WORD and t.text.startswith(W.CALCULATION_STEMS):
+                return True
+            if t.kind == NUM and t.value > 100 and not t.decimals:
+                return True
+        return False
 
     def _unfinished_end(self, k: int) -> tuple[Quantity, bool, bool] | None:
         """The quantity the reply ends on at token ``k``, with (the decimals are missing after
@@ -870,7 +884,7 @@ class Reader(Context):
 
     def _no_answer(self, cut: list[Quantity], ambiguous: list[Quantity]) -> Reading:
         if cut or self.cut_unfinished:
-            return Reading(None, TRUNCATED, NO_ANSWER_TRUNCATED.name)
+            return Reading(None, TRUNCATED, (CUT_IN_CALCULATION if self.cut_in_calculation else NO_ANSWER_TRUNCATED).name)
         if ambiguous:
             return Reading(None, SCALE_01, NO_ANSWER_SCALE_01.name)
         adopted = self._adopted_base_rate()
@@ -1115,6 +1129,10 @@ ADOPTED_BASE_RATE = rule("decide.adopted-base-rate", "",
                          "rate, when the reply states one rate.")
 NO_ANSWER_TRUNCATED = rule("decide.truncated", TRUNCATED,
                            "No answer remains and the reply was cut off on a number (or an unfinished \"1 in\").")
+CUT_IN_CALCULATION = rule("decide.cut-in-calculation", TRUNCATED,
+                          "No answer remains and the reply was cut off on \"is 100\" (complete elsewhere) after "
+                          "announcing arithmetic (multiply, divide, subtract, ...) or stating a whole number above "
+                          "100: it may go on as \"100/1000\" or \"100 - 15\".")
 NO_ANSWER_SCALE_01 = rule("decide.ambiguous", SCALE_01, "No answer remains but a 0-1 value of unknown scale.")
 NO_ANSWER_REFUSAL = rule("decide.refusal", REFUSAL, "No answer, and the reply declines (I can't, depends on, ...).")
 NO_ANSWER_YES_NO = rule("decide.yes-no", YES_NO, "No answer, and the reply starts with yes or no.")

@@ -483,6 +483,9 @@ DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this",
 # probability that ...": the value before it is not the reply's answer (English).
 STEP_SUBJECTS = frozenset({"we", "we'll", "we're", "i", "i'll", "let's", "you"})
 STEP_ARITHMETIC = frozenset({"subtract", "multiply", "divide", "add", "square", "normalize"})
+# Arithmetic a reply announces or works (stems; English): a cut-off "is 100" after one may be
+# the start of "100/1000" or "100 - 15" (reader.truncation).
+CALCULATION_STEMS = ("multipl", "divid", "subtract", "quotient", "minus")  # not "product": an event's noun
 STEP_GOALS = phrases("to get", "to find", "to calculate", "to determine", "to obtain", "to compute",
                      "interested in", "looking for")
 # A clause that starts after the head and before the number: "the probability of E, we need
