@@ -20,7 +20,7 @@ from .rules import rule
 
 PER_MILLE = "per-mille is not on the 0-100 scale"
 SCALE_ROLE = "the instruction's scale (from 0 to 100)"
-OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
+OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·", "^"})
 RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
 # The tokens that may follow the first number of an even chance, odds or a slash fraction.
@@ -98,7 +98,7 @@ DATE = rule("quantity.date", "a date", "\"12/05/2023\": three numbers joined by 
 SCALE = rule("quantity.scale", SCALE_ROLE,
              "\"from 0 to 100\", \"a 0-100 scale\", \"between 0 and 100\": the instruction's scale.")
 OPERAND = rule("quantity.operand", "formula operand",
-               "\"0.5 × 0.85\", \"100 - 25\": the operands of an operation between two numbers.")
+               "\"0.5 × 0.85\", \"100 - 25\", \"(1/2)^2\": the operands of an operation between two numbers.")
 INCONSISTENT = rule("quantity.inconsistent-arithmetic", "inconsistent arithmetic",
                     "\"100% - 1 = 91%\": a result that does not follow from the single operation before it.")
 RESTATED_LATER = rule("quantity.restated-later", "restated by a later number",
@@ -382,6 +382,8 @@ class Numbers:
             a, b = qs[k - 1], qs[k]
             gap = self.gap(a, b)
             texts = [t.text for t in gap]
+            if len(texts) == 2 and texts[0] == ")" and texts[1] in OPERATORS:
+                texts = texts[1:]  # "(1/2)^2", "(0.5) * 0.8": a bracketed operand
             if len(texts) > 3 or any(t.kind == NL for t in gap):
                 chain_start = -1
             elif len(texts) == 1 and texts[0] in OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):

@@ -45,3 +45,52 @@ def test_the_set_is_labelled_and_unique() -> None:
     names = [c["name"] for c in CASES]
     assert len(names) == len(set(names))
     assert all(c["why"] and c["model"] in ("smollm2", "gemma3") for c in CASES)
+
+
+OPEN = ("Of new restaurants in the city, 30% are still open after five years. A new restaurant opens.\n\n"
+        "What is the probability that the restaurant is still open after five years?")
+E_OPEN = "the probability of the restaurant still being open after five years"
+
+# The rules the real replies above changed, each with a positive and a negative case of our own:
+# (rule, reply where it applies, its reading, reply where it does not, that reading).
+RULE_CASES: list[tuple[str, str, float | None, str, float | None]] = [
+    ("present.short-sentence: not in a sentence working out arithmetic",
+     "The probability of the restaurant closing is 0.8. Multiplying this probability by 100 gives 80%.", None,
+     "The probability of the restaurant closing is 0.8. So, about 80%.", 80),
+    ("present.short-sentence: a factor after x",
+     "Probability = (Probability of staying open) x 100%", None,
+     "Staying open is 100% for me.", 100),
+    ("context.step: a sentence that starts by multiplying this probability",
+     ("The probability of one good year is 1/2. Multiplying this probability by itself gives the chance of two good "
+     "years."), None,
+     "The probability that the restaurant is still open is 1/2. Multiplying the rent by two is another matter.", 50),
+    ("context.step: next, we calculate the probability",
+     (f"First, we calculate {E_OPEN}, which is 50%.\n\nNext, we calculate {E_OPEN}, which is 1 - 0.6 = 40%.\n\n"
+     f"So, {E_OPEN} is 40%."), 40,
+     f"{E_OPEN.capitalize()} is 50%. Next, we relax.", 50),
+    ("context.step: but it is not the probability of",
+     f"{E_OPEN.capitalize()} is 0. This is a special case, but it is not {E_OPEN}.", None,
+     f"{E_OPEN.capitalize()} is 20%. This is not a guess.", 20),
+    ("context.step: now, we need to find the probability",
+     f"{E_OPEN.capitalize()} is 45%.\n\nNow, we need to find {E_OPEN}.", None,
+     f"{E_OPEN.capitalize()} is 45%.\n\nNow, the owner is happy.", 45),
+    ("context.other-event: X, which is the probability of E",
+     "In this case, P(A) is 50%, which is the probability of the owner retiring.", None,
+     f"In this case, P(A) is 50%, which is {E_OPEN}.", 50),
+    ("context.other-event: the probability of E (X)",
+     "The answer is the ratio of the probability of one trial (1/2) to the probability of another trial (1/2).", None,
+     f"So, {E_OPEN} (40%) is what I would go with.", 40),
+    ("quantity.operand: a bracketed operand of ^",
+     "The probability is (1/2)^2 = 1/4.", 25,
+     "The probability is (1/2) = 50%.", 50),
+]
+
+
+@pytest.mark.parametrize(("rule", "positive", "positive_value", "negative", "negative_value"), RULE_CASES,
+                         ids=[c[0] for c in RULE_CASES])
+def test_rule_changed_by_a_real_reply(rule: str, positive: str, positive_value: float | None, negative: str,
+                                      negative_value: float | None) -> None:
+    for reply, expected in ((positive, positive_value), (negative, negative_value)):
+        parsed = parse_answer(reply, question=OPEN)
+        assert parsed.value == (None if expected is None else pytest.approx(expected)), explain(
+            reply, question=OPEN).text()
