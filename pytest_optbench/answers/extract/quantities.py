@@ -102,7 +102,8 @@ OPERAND = rule("quantity.operand", "formula operand",
 INCONSISTENT = rule("quantity.inconsistent-arithmetic", "inconsistent arithmetic",
                     "\"100% - 1 = 91%\": a result that does not follow from the single operation before it.")
 RESTATED_LATER = rule("quantity.restated-later", "restated by a later number",
-                      "\"3/4 = 0.75\": a number that the result after \"=\" restates.")
+                      "\"3/4 = 0.75\", \"3/365, which is 0.15\": a number that the result after \"=\" (after a "
+                      "fraction also \", which is\") restates.")
 RATIO_ONE = rule("quantity.ratio-one", "0-1 scale ambiguous",
                  "\"100/10 = 1\": exactly 1 after a fraction it does not equal (1% or certainty?).")
 ODDS_WITHOUT_SIDE = rule("quantity.odds-without-side", "odds with no side (3 to 1 for or against?)",
@@ -396,9 +397,9 @@ class Numbers:
                     chain_start = a.anchor
                 b.anchor = chain_start
             else:
-                if texts and all(x in RESULT_LINKS or x in _RESULT_FILLERS for x in texts) and any(
-                        x in RESULT_LINKS for x in texts):
-                    self._result(k, chain_start)
+                if texts and all(x in RESULT_LINKS or x in _RESULT_FILLERS for x in texts) and (
+                        any(x in RESULT_LINKS for x in texts) or (a.fraction and texts[-2:] == ["which", "is"])):
+                    self._result(k, chain_start)  # "3/4 = 0.75", and a fraction's "3/365, which is 0.15"
                 chain_start = -1
 
     def _result(self, k: int, chain_start: int) -> None:
