@@ -142,7 +142,8 @@ def check(model: local_models.LocalModel, endpoint: str, mode: str, report: dict
                      "user": prompt["user"],
                      "raw": answer["raw"], "value": answer["value"], "reason": answer["reason"],
                      "answer_mode": answer.get("mode") or mode, "error": answer["error"],
-                     "free": free_text, "free_value": free.value, "free_reason": free.reason,
+                     "free": free_text, "free_finish": finish, "free_value": free.value, "free_reason": free.reason,
+                     "free_rule": free.rule,
                      "free_yes_no": yes_no_of(free_text) if yes_no else None, "prefixed_value": prefixed})
     tolerance = LOGPROBS_TOLERANCE if mode == modes.LOGPROBS else JSON_TOLERANCE
     figures = summarise(rows, tolerance, mode)

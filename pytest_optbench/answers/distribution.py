@@ -174,11 +174,13 @@ def read(positions: Sequence[Position], *, yes_no: bool = False, min_mass: float
     numbers = _number_mass(positions) if not split else _leading_mass(positions)
     if yes_no:
         yes, no = _yes_no_mass(positions)
-        if yes + no >= min_mass or (yes + no > 0 and yes + no >= sum(numbers.values())):
+        # A reply with neither yes, no nor a number (Gemma through a chat template it does not
+        # know echoes the question) is said to lack yes and no, what its question asked for.
+        if yes + no >= min_mass or yes + no >= sum(numbers.values()):
             mass = yes + no
             if mass < min_mass:
-                return Reading(None, f"{LOW_MASS_YES_NO} ({mass:.2f} < {min_mass:g})", mass,
-                               _rounded({"yes": yes / mass, "no": no / mass}))
+                shares = _rounded({"yes": yes / mass, "no": no / mass}) if mass > 0 else {}
+                return Reading(None, f"{LOW_MASS_YES_NO} ({mass:.2f} < {min_mass:g})", mass, shares)
             # 100 * (yes / mass): a share of at most 1, so the value never rounds above 100.
             return Reading(100.0 * (yes / mass), None, mass, _rounded({"yes": yes / mass, "no": no / mass}))
     if (shape := _path_shape(positions)) is not None:

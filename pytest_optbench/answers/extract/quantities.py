@@ -20,7 +20,7 @@ from .rules import rule
 
 PER_MILLE = "per-mille is not on the 0-100 scale"
 SCALE_ROLE = "the instruction's scale (from 0 to 100)"
-OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·"})
+OPERATORS = frozenset({"+", "-", "×", "*", "÷", "x", "times", "plus", "minus", "⋅", "·", "^"})
 RESULT_LINKS = frozenset({"=", "≈", "≅", "→", "equals", "=>", "~"})
 _RANGE_JOINERS_AFTER_OPENER = W.RANGE_JOINERS | W.RANGE_AND  # "between 20 and 30"
 # The tokens that may follow the first number of an even chance, odds or a slash fraction.
@@ -98,11 +98,12 @@ DATE = rule("quantity.date", "a date", "\"12/05/2023\": three numbers joined by 
 SCALE = rule("quantity.scale", SCALE_ROLE,
              "\"from 0 to 100\", \"a 0-100 scale\", \"between 0 and 100\": the instruction's scale.")
 OPERAND = rule("quantity.operand", "formula operand",
-               "\"0.5 × 0.85\", \"100 - 25\": the operands of an operation between two numbers.")
+               "\"0.5 × 0.85\", \"100 - 25\", \"(1/2)^2\": the operands of an operation between two numbers.")
 INCONSISTENT = rule("quantity.inconsistent-arithmetic", "inconsistent arithmetic",
                     "\"100% - 1 = 91%\": a result that does not follow from the single operation before it.")
 RESTATED_LATER = rule("quantity.restated-later", "restated by a later number",
-                      "\"3/4 = 0.75\": a number that the result after \"=\" restates.")
+                      "\"3/4 = 0.75\", \"3/365, which is 0.15\": a number that the result after \"=\" (after a "
+                      "fraction also \", which is\") restates.")
 RATIO_ONE = rule("quantity.ratio-one", "0-1 scale ambiguous",
                  "\"100/10 = 1\": exactly 1 after a fraction it does not equal (1% or certainty?).")
 ODDS_WITHOUT_SIDE = rule("quantity.odds-without-side", "odds with no side (3 to 1 for or against?)",
@@ -382,6 +383,8 @@ class Numbers:
             a, b = qs[k - 1], qs[k]
             gap = self.gap(a, b)
             texts = [t.text for t in gap]
+            if len(texts) == 2 and texts[0] == ")" and texts[1] in OPERATORS:
+                texts = texts[1:]  # "(1/2)^2", "(0.5) * 0.8": a bracketed operand
             if len(texts) > 3 or any(t.kind == NL for t in gap):
                 chain_start = -1
             elif len(texts) == 1 and texts[0] in OPERATORS or texts in (["divided", "by"], ["multiplied", "by"]):
@@ -394,9 +397,9 @@ class Numbers:
                     chain_start = a.anchor
                 b.anchor = chain_start
             else:
-                if texts and all(x in RESULT_LINKS or x in _RESULT_FILLERS for x in texts) and any(
-                        x in RESULT_LINKS for x in texts):
-                    self._result(k, chain_start)
+                if texts and all(x in RESULT_LINKS or x in _RESULT_FILLERS for x in texts) and (
+                        any(x in RESULT_LINKS for x in texts) or (a.fraction and texts[-2:] == ["which", "is"])):
+                    self._result(k, chain_start)  # "3/4 = 0.75", and a fraction's "3/365, which is 0.15"
                 chain_start = -1
 
     def _result(self, k: int, chain_start: int) -> None:

@@ -79,6 +79,7 @@ class Reader(Context):
         self.question = question
         self.sent_negated: list[bool] = []
         self.cut_unfinished = False
+        self.cut_in_calculation = False  # cut on "is 100" while working out a calculation
         self.answer_at = -1  # the first token of the number read as the answer
         self.unread: list[int] = []  # where the asked probability is stated as an unworked formula
 
@@ -131,17 +132,27 @@ class Reader(Context):
         """A value the reply goes on to work from, or says is not the one it wants: "... which
         is 50%. Then we'll subtract this probability from 1", "... is 100%. However, to get
         the desired probability we need to ...", "... is 100%, but we're only interested in the
-        probability that ...". Such a value is a step, not the answer."""
+        probability that ...", "..., but it is not the probability of ...", "Next, we calculate
+        the probability of ...", "Multiplying this probability by itself gives ...". Such a value
+        is a step, not the answer."""
         toks, n = self.toks, self.n
         cues: dict[int, int] = {}
         for i in range(n):
             t = toks[i]
-            if t.kind != WORD or t.text not in ("then", "next", "however", "but"):
+            if t.kind == WORD and t.text in W.STEP_GERUNDS and i == self.sent_start[self.sent[i]]:
+                # "Multiplying this probability by itself gives ..." (not "by 100": a conversion)
+                window = [x.text for x in toks[i + 1:min(n, i + 6)]]
+                if (window[:1] and window[0] in ("this", "that", "it", "the")
+                        and any(w in W.PROBABILITY_HEADS for w in window[:3]) and "100" not in window):
+                    cues[self.sent[i]] = i
+                continue
+            if t.kind != WORD or t.text not in ("then", "next", "however", "but", "now"):
                 continue
             j = i + 1 if i + 1 < n and toks[i + 1].text == "," else i
             window = [x.text for x in toks[j + 1:min(n, j + 12)]]
             if t.text in ("then", "next"):
-                step = (len(window) >= 2 and window[0] in W.STEP_SUBJECTS and window[1] in W.STEP_ARITHMETIC
+                step = (len(window) >= 2 and window[0] in W.STEP_SUBJECTS
+                        and (window[1] in W.STEP_ARITHMETIC or window[1] in W.STEP_WORKING)
                         and any(w in W.PROBABILITY_HEADS or w in ("this", "it", "that") for w in window[2:6]))
             else:
                 goal = next((k for k in range(min(4, len(window))) if phrase_at(toks, j + 1 + k, W.STEP_GOALS)), None)
@@ -150,7 +161,10 @@ class Reader(Context):
                 cues[self.sent[i]] = i  # the last cue of each sentence
         for q in self.qs:
             s = self.sent[q.first]
-            if q.role is None and q.how is not None and (s + 1 in cues or cues.get(s, -1) > q.last):
+            following = s + 1  # the next sentence with words (a paragraph break is one of its own)
+            while following < len(self.sent_words) and not self.sent_words[following]:
+                following += 1
+            if q.role is None and q.how is not None and (following in cues or cues.get(s, -1) > q.last):
                 q.role = "a step the reply goes on from (then ..., however to get ...)"
 
     def _restatements(self) -> None:
@@ -577,7 +591,21 @@ class Reader(Context):
             return False
         before = [self.toks[m].text for m in range(self.sent_start[s], q.first) if self.toks[m].kind == WORD]
         words = before + [self.toks[m].text for m in range(q.last + 1, self.sent_end[s])]
+        if self._works_arithmetic(s):
+            return False  # "Multiplying this probability by 100 gives 80%", "P = (P of E) x 100%"
         return not (any(w in W.NOT_ANSWER_SUBJECTS for w in words) or (before and before[0] in W.DETERMINERS))
+
+    def _works_arithmetic(self, s: int) -> bool:
+        """Sentence ``s`` works out arithmetic (multiplying, dividing, ..., or an operator x, ×,
+        *, =): a percentage in it is a factor or the result of converting something the
+        sentence names, not an estimate standing on its own."""
+        for m in range(self.sent_start[s], self.sent_end[s]):
+            t = self.toks[m]
+            if t.kind == WORD and t.text.startswith(W.CALCULATION_STEMS):
+                return True
+            if t.text in W.ARITHMETIC_SIGNS:
+                return True
+        return False
 
     def _echo_checks(self, q: Quantity) -> None:
         """The context rules, in order: the first that gives ``q`` a role decides."""
@@ -589,6 +617,8 @@ class Reader(Context):
             q.role = role
             return
         event = q.event if q.event is None and not (q.how == "head" and q.prob) else self._stated_event(q)
+        if event is None:
+            event = self._which_is_the_probability_of(q) or self._bracketed_after_probability(q)
         if event is None and q.how == "head" and q.prob and q.event is None and self._named_probability(q):
             q.role = "a probability of a kind (the binomial probability), of no named event"
         elif event is not None and not E.matches(event, qn):
@@ -597,6 +627,42 @@ class Reader(Context):
             q.role = "conditional on the asked event (given that it happens, ...)"
         elif self.sent[q.first] + 1 < len(self.sent_interrogative) and self._premise(q, event):
             q.role = "the premise of a question the reply asks"
+
+    def _which_is_the_probability_of(self, q: Quantity) -> E.Event | None:
+        """"P(A|B) is 50%, which is the probability of not applying to the program": the event
+        named after the number (context.other-event when it is not the asked one)."""
+        toks, n = self.toks, self.n
+        m = q.last + 1
+        if m < n and toks[m].text == ",":
+            m += 1
+        if not (m + 2 < n and toks[m].text == "which" and toks[m + 1].text in ("is", "was")):
+            return None
+        m += 2
+        if m < n and toks[m].text in ("the", "a"):
+            m += 1
+        if not (m + 1 < n and toks[m].text in W.PROBABILITY_HEADS and toks[m + 1].text in ("of", "that")):
+            return None
+        end = self.clause_end[self.clause[m + 1]] if self.clause[m + 1] < len(self.clause_end) else n
+        desc = [x.text for x in toks[m + 2:min(end, m + 32)] if x.kind in (WORD, NUM)]
+        event = E.make_event(desc) if desc else None
+        return None if event is None or E.is_generic(event) else event
+
+    def _bracketed_after_probability(self, q: Quantity) -> E.Event | None:
+        """"the ratio of the probability of one trial (1/2) to ...": a number in brackets right
+        after "the probability of E" is E's (context.other-event when E is not the asked one)."""
+        toks = self.toks
+        k = q.first - 1
+        if k < 2 or toks[k].text != "(":
+            return None
+        for h in range(k - 1, max(-1, k - 14), -1):
+            t = toks[h]
+            if t.kind in (NUM, NL) or t.text in (".", ";", "(", ")"):
+                return None
+            if t.kind == WORD and t.text in W.PROBABILITY_HEADS and toks[h + 1].text in ("of", "that"):
+                desc = [x.text for x in toks[h + 2:k] if x.kind == WORD]
+                event = E.make_event(desc) if desc else None
+                return None if event is None or E.is_generic(event) else event
+        return None
 
     def _echoed(self, q: Quantity, qn: E.Question) -> str | None:
         """context.quoted, context.restated-from-question, context.echo-number."""
@@ -727,13 +793,26 @@ class Reader(Context):
             return
         q, zero_dot, joiner = end
         if not (zero_dot or joiner) and q.value == 100 and not self.toks[q.last].decimals:
-            return  # "is 100": no continuation gives another value on the scale
+            if self.truncated is not True or not self._calculation_before(q):
+                return  # "is 100": no continuation gives another value on the scale ...
+            self.cut_in_calculation = True  # ... unless the reply is working one out (decide.cut-in-calculation)
         # Unknown: only what the text itself shows is unfinished -- "is 0." (the decimals are
         # missing) and "1 in" / "20 to" (the other end is). "I'd estimate 30" is complete.
         if self.truncated is None and (not (zero_dot or joiner) or (zero_dot and self.whole_reply())):
             return
         q.cut = True
         self.cut_unfinished = joiner or zero_dot
+
+    def _calculation_before(self, q: Quantity) -> bool:
+        """Before ``q``, the reply announces arithmetic ("then multiply that by", "divide the
+        number of ...") or states a whole number above 100 that could be its denominator ("The
+        online store has 1000 orders"): a cut-off "is 100" may go on as "100/1000" or "100 - 15"."""
+        for t in self.toks[:q.first]:
+            if t.kind == WORD and t.text.startswith(W.CALCULATION_STEMS):
+                return True
+            if t.kind == NUM and t.value > 100 and not t.decimals:
+                return True
+        return False
 
     def _unfinished_end(self, k: int) -> tuple[Quantity, bool, bool] | None:
         """The quantity the reply ends on at token ``k``, with (the decimals are missing after
@@ -870,7 +949,7 @@ class Reader(Context):
 
     def _no_answer(self, cut: list[Quantity], ambiguous: list[Quantity]) -> Reading:
         if cut or self.cut_unfinished:
-            return Reading(None, TRUNCATED, NO_ANSWER_TRUNCATED.name)
+            return Reading(None, TRUNCATED, (CUT_IN_CALCULATION if self.cut_in_calculation else NO_ANSWER_TRUNCATED).name)
         if ambiguous:
             return Reading(None, SCALE_01, NO_ANSWER_SCALE_01.name)
         adopted = self._adopted_base_rate()
@@ -1115,6 +1194,10 @@ ADOPTED_BASE_RATE = rule("decide.adopted-base-rate", "",
                          "rate, when the reply states one rate.")
 NO_ANSWER_TRUNCATED = rule("decide.truncated", TRUNCATED,
                            "No answer remains and the reply was cut off on a number (or an unfinished \"1 in\").")
+CUT_IN_CALCULATION = rule("decide.cut-in-calculation", TRUNCATED,
+                          "No answer remains and the reply was cut off on \"is 100\" (complete elsewhere) after "
+                          "announcing arithmetic (multiply, divide, subtract, ...) or stating a whole number above "
+                          "100: it may go on as \"100/1000\" or \"100 - 15\".")
 NO_ANSWER_SCALE_01 = rule("decide.ambiguous", SCALE_01, "No answer remains but a 0-1 value of unknown scale.")
 NO_ANSWER_REFUSAL = rule("decide.refusal", REFUSAL, "No answer, and the reply declines (I can't, depends on, ...).")
 NO_ANSWER_YES_NO = rule("decide.yes-no", YES_NO, "No answer, and the reply starts with yes or no.")
@@ -1134,7 +1217,9 @@ for _name, _text, _doc in (
     ("present.cut-event", "the probability of an event that is cut off",
      "\"a 100% chance of attracting a\" (cut off): what the chance is of is unknown."),
     ("context.step", "a step the reply goes on from (then ..., however to get ...)",
-     "A value the reply goes on from (\"... is 50%. Then we'll subtract this probability from 1\")."),
+     ("A value the reply goes on from (\"... is 50%. Then we'll subtract this probability from 1\", \"Next, we "
+     "calculate the probability of ...\", \"Now, we need to find ...\", \"Multiplying this probability by itself "
+     "...\") or disowns (\"but it is not the probability of ...\").")),
     ("context.restatement", "restates a number in another role",
      "\"is 1 (100%)\": a bracketed restatement of a number in another role."),
     ("context.alternative", "an alternative to a number in another role",
@@ -1149,7 +1234,8 @@ for _name, _text, _doc in (
      "\"The binomial probability is 0.725\": a probability of a kind, naming no event."),
     ("context.other-event", "the probability of another event",
      ("A probability stated for an event other than the asked one (another subject, the complement, "
-      "one part of a compound question, another time frame).")),
+      "one part of a compound question, another time frame), also when the event is named after the number "
+      "(\"50%, which is the probability of not applying\", \"the probability of one trial (1/2)\").")),
     ("context.given-asked-event", "conditional on the asked event (given that it happens, ...)",
      "\"Given that the machine does not pay for itself ..., there is a 50% chance ...\"."),
     ("context.premise", "the premise of a question the reply asks",
@@ -1169,7 +1255,8 @@ _PRESENTATIONS = {
     "phrase": rule("present.phrase", "", "The whole reply, or a phrase of nothing but the number and hedges, "
                    "bounds, lead-ins and connectors (\"About 65%.\", \"Zero.\", \"约65%。\")."),
     "short sentence": rule("present.short-sentence", "", "Weaker: a percentage alone in a short sentence, not "
-                           "about a subject of its own (\"저는 40% 정도로 봅니다.\")."),
+                           "about a subject of its own (\"저는 40% 정도로 봅니다.\") and not working out arithmetic "
+                           "(\"Multiplying this probability by 100 gives 80%\", \"(P of E) x 100%\")."),
 }
 BARE = rule("present.bare", "", "The reply is a whole number from 0 to 100 and nothing else (\"65\", \"65%\").")
 

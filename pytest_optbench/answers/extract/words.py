@@ -483,8 +483,17 @@ DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this",
 # probability that ...": the value before it is not the reply's answer (English).
 STEP_SUBJECTS = frozenset({"we", "we'll", "we're", "i", "i'll", "let's", "you"})
 STEP_ARITHMETIC = frozenset({"subtract", "multiply", "divide", "add", "square", "normalize"})
+# Arithmetic a reply announces or works (stems; English): a cut-off "is 100" after one may be
+# the start of "100/1000" or "100 - 15" (reader.truncation).
+CALCULATION_STEMS = ("multipl", "divid", "subtract", "quotient", "minus")  # not "product": an event's noun
+# Operators of a calculation written out ("(P of E) x 100%", "0.5 * 0.8", "= 0.4").
+ARITHMETIC_SIGNS = frozenset({"x", "×", "*", "=", "÷"})
+# "Next, we calculate the probability of ...": the value before it was a step on the way.
+STEP_WORKING = frozenset({"calculate", "compute", "determine"})
+# "Multiplying this probability by itself gives ...", at the start of a sentence.
+STEP_GERUNDS = frozenset({"multiplying", "dividing", "subtracting", "squaring", "adding"})
 STEP_GOALS = phrases("to get", "to find", "to calculate", "to determine", "to obtain", "to compute",
-                     "interested in", "looking for")
+                     "interested in", "looking for", "is not the", "isn't the")
 # A clause that starts after the head and before the number: "the probability of E, we need
 # to calculate the number of X, which is 25%" (the number is X's).
 NEW_CLAUSE_VERBS = frozenset({"need", "needs", "must", "can", "will", "should", "have", "has", "first",

@@ -183,3 +183,19 @@ def test_the_tokenizer_is_read_from_the_reply(tokens: list[str], split: bool) ->
 @pytest.mark.parametrize("path", [[" 1", " in", " 4"], ["60", "-", "70"]])
 def test_a_generated_path_that_goes_on_after_its_digits_is_no_answer(path: list[str]) -> None:
     assert D.read([pos(t, 0.9) for t in path]).reason == D.FRACTION
+
+
+def test_a_yes_no_reply_with_neither_yes_no_nor_a_number_says_yes_and_no() -> None:
+    # Gemma 3 270M through llama.cpp's chat endpoint (a template it does not know) echoes the
+    # question: "Does Canada have a border with the United". Its first position (the real top
+    # alternatives, shortened) holds no yes, no or number: the reason names yes and no, what
+    # the question asked for, not "too little probability on numbers".
+    top = (("Does", -1.529456), ("Is", -2.155835), ("Do", -2.469529), ("What", -2.506516), ("Can", -3.19418),
+           ("<", -3.527287), ("The", -4.483983), ("Answer", -4.938313))
+    positions = [Position("Does", -1.529456, top), Position(" Canada", -0.403082, ((" Canada", -0.403082),))]
+    reading = D.read(positions, yes_no=True)
+    assert reading.value is None and reading.reason == f"{D.LOW_MASS_YES_NO} (0.00 < 0.5)"
+    assert reading.distribution == {}
+    # A reply that starts with a number on a yes/no item is still read as a number.
+    numeric = D.read([pos("65", 0.9, ("Yes", 0.05)), END], yes_no=True)
+    assert numeric.value == pytest.approx((65 * 0.9) / 0.9) and numeric.reason is None

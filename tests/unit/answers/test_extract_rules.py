@@ -77,6 +77,8 @@ CASES: dict[str, tuple[Case, Case]] = {
     "decide.adopted-base-rate": (("The base rate is 30%, and nothing here is unusual, so I'll go with the base rate.",
                                   OPEN, None),
                                  ("The base rate is 30%, but this one is unusual.", OPEN, None)),
+    "decide.cut-in-calculation": (("The store has 1000 orders. So, the probability is 100", None, True),
+                                  ("The store has 1000 orders. So, the probability is 100", None, False)),
     "decide.truncated": (("The probability is 0.", None, True), ("The probability is 0.5%.", None, True)),
     "decide.ambiguous": (("0.65", None, None), ("0.65 (65%)", None, None)),
     "decide.refusal": (("I can't estimate this from 3 facts.", None, None), ("I estimate 3.", None, None)),
