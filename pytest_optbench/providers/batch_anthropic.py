@@ -79,17 +79,8 @@ class AnthropicBatches(BatchClient):
             self.api.adapted(f"{self.api.model}: the server rejected temperature, so it is no longer sent")
         return True
 
-    def _state(self, batch: Any) -> BatchState:
-        try:
-            state, problem = wire_anthropic.batch_state(batch)
-        except wire.BadReply as exc:
-            raise CallFailed(f"anthropic batch: the server accepted the batch but {exc}; it cannot be polled",
-                             retryable=False) from None
-        state.problem = self.redact(problem) if problem else None
-        return state
+    def wire_state(self, batch: Any) -> tuple[BatchState, str | None]:
+        return wire_anthropic.batch_state(batch)
 
-    def _line(self, raw: bytes | str) -> LineResult:
-        result = wire_anthropic.batch_line(raw)
-        if result.error:
-            result.error = self.redact(result.error)[:300]
-        return result
+    def wire_line(self, raw: bytes | str) -> LineResult:
+        return wire_anthropic.batch_line(raw)

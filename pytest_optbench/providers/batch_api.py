@@ -113,6 +113,34 @@ class BatchClient:
     def redact(self, text: str) -> str:
         return self.api.redact(text)
 
+    def wire_state(self, batch: Any) -> tuple[BatchState, str | None]:
+        """The protocol's reading of a batch object (wire_openai, wire_anthropic): its state
+        and what is wrong with it, if anything; ``wire.BadReply`` when it cannot be read."""
+        raise NotImplementedError
+
+    def wire_line(self, raw: bytes | str) -> LineResult:
+        """The protocol's reading of one result line."""
+        raise NotImplementedError
+
+    def _state(self, batch: Any) -> BatchState:
+        """A batch object read and redacted; one the server accepted but no one can read
+        cannot be polled either, so asking again does not help."""
+        try:
+            state, problem = self.wire_state(batch)
+        except wire.BadReply as exc:
+            raise CallFailed(f"{self.provider} batch: the server accepted the batch but {exc}; it cannot be polled",
+                             retryable=False) from None
+        state.problem = self.redact(problem) if problem else None
+        state.message = self.redact(state.message) if state.message else None
+        return state
+
+    def _line(self, raw: bytes | str) -> LineResult:
+        """One result line, its error redacted and cut to 300 characters."""
+        result = self.wire_line(raw)
+        if result.error:
+            result.error = self.redact(result.error)[:300]
+        return result
+
     async def read_lines(self, path: str, read: Callable[[bytes], LineResult], headers: Mapping[str, str]
                          ) -> list[LineResult]:
         """A result file's lines, streamed from ``path`` (never whole in memory), each read

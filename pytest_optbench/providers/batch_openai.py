@@ -85,19 +85,9 @@ class OpenAIBatches(BatchClient):
         sent = {"temperature": request.temperature, "max_tokens": request.max_tokens, "n": request.n}
         return bool(self.api._adapt(Rejection(result.param or "", result.error or ""), sent))
 
-    def _state(self, batch: Any) -> BatchState:
-        try:
-            state, problem = wire_openai.batch_state(batch)
-        except wire.BadReply as exc:
-            raise CallFailed(f"openai batch: the server accepted the batch but {exc}; it cannot be polled",
-                             retryable=False) from None
-        state.problem = self.redact(problem) if problem else None
-        state.message = self.redact(state.message) if state.message else None
-        return state
+    def wire_state(self, batch: Any) -> tuple[BatchState, str | None]:
+        return wire_openai.batch_state(batch)
 
-    def _line(self, raw: bytes | str) -> LineResult:
-        """One line of the output or error file (wire_openai.batch_line), redacted."""
-        result = wire_openai.batch_line(raw)
-        if result.error:
-            result.error = self.redact(result.error)[:300]
-        return result
+    def wire_line(self, raw: bytes | str) -> LineResult:
+        """One line of the output or error file."""
+        return wire_openai.batch_line(raw)
