@@ -29,16 +29,17 @@ def shared_server():
 
 @pytest.fixture
 def elicitors(tmp_path):
-    """``elicitors(provider, engine, store=None, **kwargs)``: an ``ApiElicitor`` on one store file
-    of this test (each with its own connection, like processes), closed with its store when the
-    test ends. The unit tests of the engine, the modes and hostile replies build theirs here."""
+    """``elicitors(provider, engine, store=None, kind=ApiElicitor, **kwargs)``: an elicitor
+    (``ApiElicitor``, or ``kind=BatchElicitor``) on one store file of this test (each with its own
+    connection, like processes), closed with its store when the test ends. The unit tests of the
+    engine, batches, modes and hostile replies build theirs here."""
     from pytest_optbench.elicit.engine import ApiElicitor
     from pytest_optbench.elicit.store import ResponseStore
 
     created = []
 
-    def build(provider, engine, store=None, **kwargs):
-        elicitor = ApiElicitor(provider, ResponseStore(store or tmp_path / "responses.sqlite"), engine, **kwargs)
+    def build(provider, engine, store=None, kind=ApiElicitor, **kwargs):
+        elicitor = kind(provider, ResponseStore(store or tmp_path / "responses.sqlite"), engine, **kwargs)
         created.append(elicitor)
         return elicitor
 

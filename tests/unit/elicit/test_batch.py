@@ -51,9 +51,8 @@ def fake(shared_server):
 
 
 @pytest.fixture
-def make(tmp_path):
+def make(elicitors):
     """Batch elicitors on one store file (each with its own connections, like runs or processes)."""
-    created: list[BatchElicitor] = []
 
     def factory(server: FakeAPI, *, provider: str = "openai", batch: BatchSettings = FAST, run_id: str = "run-1",
                 shard=(0, 1), **engine) -> BatchElicitor:
@@ -62,14 +61,9 @@ def make(tmp_path):
         else:
             model = AnthropicProvider("claude-fake", base_url=server.anthropic_url, env=ENV, timeout=5)
         settings = EngineSettings(**{**ENGINE.__dict__, "run_id": run_id, **engine})
-        elicitor = BatchElicitor(model, ResponseStore(tmp_path / "responses.sqlite"), settings, batch, shard=shard)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(model, settings, kind=BatchElicitor, batch=batch, shard=shard)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def run_all(elicitor: BatchElicitor, specs=SPECS) -> list:

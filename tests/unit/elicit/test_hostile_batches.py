@@ -10,7 +10,6 @@ import sqlite3
 import pytest
 
 from pytest_optbench.elicit.batch import BatchElicitor, BatchSettings
-from pytest_optbench.elicit.store import ResponseStore
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts.build import PromptSpec
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
@@ -27,23 +26,16 @@ SPECS = [PromptSpec("positive", "Reply with one integer.", f"What is the probabi
 
 
 @pytest.fixture
-def make(tmp_path):
-    created: list[BatchElicitor] = []
-
+def make(elicitors):
     def factory(server: FakeAPI, provider: str, run_id: str = "run-1", batch: BatchSettings = FAST) -> BatchElicitor:
         if provider == "openai":
             model = OpenAIProvider("fake-model", base_url=server.openai_url, env=ENV, timeout=5)
         else:
             model = AnthropicProvider("claude-fake", base_url=server.anthropic_url, env=ENV, timeout=5)
         settings = EngineSettings(**{**ENGINE.__dict__, "run_id": run_id})
-        elicitor = BatchElicitor(model, ResponseStore(tmp_path / "responses.sqlite"), settings, batch)
-        created.append(elicitor)
-        return elicitor
+        return elicitors(model, settings, kind=BatchElicitor, batch=batch)
 
-    yield factory
-    for elicitor in created:
-        elicitor.close()
-        elicitor.store.close()
+    return factory
 
 
 def run(elicitor: BatchElicitor):
