@@ -72,7 +72,7 @@ def test_batch_run_with_faults_then_a_rerun_finishes_without_resubmitting(optben
                     "What is the probability that plan 0 succeeds?")
     with FakeAPI(batches=FakeBatches(polls=1, fault_for=faults.batch, line_fault=faults.line),
                  served_model="fake-model-2025-01-01", system_fingerprint="fp_batch") as server:
-        first = run(optbench, server, "--optbench-batch-wait", "5")  # the held batch keeps it to the end
+        first = run(optbench, server, "--optbench-batch-wait", "3")  # the held batch keeps it to the end
         assert first.ret == 0, first.text
         report = first.report
         pending = report["items_pending"]

@@ -314,8 +314,8 @@ def test_anthropic_overloaded_529_is_retried_like_a_429(fake, make):
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_timeout_is_retried(fake, make, provider):
-    server = fake(faults=["timeout"], timeout_sleep=3)
-    elicitor = make(server, provider=provider, timeout=1.0)  # the retry has a second to answer
+    server = fake(faults=["timeout"], timeout_sleep=2)
+    elicitor = make(server, provider=provider, timeout=0.5)  # the retry has half a second to answer
     [record] = run_all(elicitor, [spec(samples=1)])
     assert len(server.requests) == 2
     assert record.answers[0].error is None and record.answers[0].value is not None
