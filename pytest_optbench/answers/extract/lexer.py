@@ -10,6 +10,7 @@ position, with no nested quantifiers, so nothing backtracks over the input.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -170,6 +171,24 @@ def cap(text: str) -> str:
         return text
     half = MAX_CHARS // 2
     return text[:half] + "\n\n" + text[-half:]
+
+
+# Replies repeat ("About 65%." for many prompts) and no reader changes a token once the
+# tokenizer is done, so a short text is tokenized once; the bound keeps it to a few MB.
+SHORT_TEXT = 512
+
+
+def tokens(text: str) -> list[Tok]:
+    """``tokenize(text)``, shared with earlier calls for a short text (a new list each time,
+    holding the same tokens: treat them as read-only)."""
+    if len(text) > SHORT_TEXT:
+        return tokenize(text)
+    return list(_short_tokens(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_tokens(text: str) -> tuple[Tok, ...]:
+    return tuple(tokenize(text))
 
 
 def tokenize(text: str) -> list[Tok]:

@@ -1271,7 +1271,7 @@ def read(text: str, question: E.Question | None, truncated: bool | None,
          kept: list[Reader] | None = None) -> Reading:
     """The answer a prepared reply text presents (see the module docstring); ``kept``, when
     given, receives the reader, whose quantities say what each number was taken for."""
-    toks = L.tokenize(text)
+    toks = L.tokens(text)
     reader = Reader(toks, question, truncated)
     if kept is not None:
         kept.append(reader)

@@ -881,3 +881,27 @@ def test_small_model_replies(reply: str, question: str | None, truncated: bool, 
 def test_small_model_answers_still_read(reply: str, question: str | None, expected: float) -> None:
     truncated = reply.endswith("69.21")
     assert parse_answer(reply, question=question, truncated=truncated).value == pytest.approx(expected, abs=0.01)
+
+
+def test_reading_never_changes_a_shared_token() -> None:
+    """A short text's tokens are shared by every later reading of it (extract/lexer.tokens):
+    after every reply of this module and the real local replies is read, with the readers kept
+    (explain), each shared token still equals a fresh tokenization of its text."""
+    from pathlib import Path
+
+    from pytest_optbench.answers.explain import explain
+    from pytest_optbench.answers.extract import lexer
+
+    real = json.loads((Path(__file__).parent / "real_local_replies.json").read_text(encoding="utf-8"))
+    replies = [(text, None) for text, _ in STANDARD + FORMS + LANGUAGES + JSON_FORMS + SCALE]
+    replies += [(text, Q_PASS) for text in OTHER_ROLES] + [(c["reply"], c["question"]) for c in real]
+    for _ in range(2):  # the second round reads from the shared tokens
+        for text, question in replies:
+            parse_answer(text, question=question)
+            explain(text, question=question)
+    shared = lexer._short_tokens.cache_info().currsize
+    assert shared >= len(replies) // 2
+    for text, question in replies:
+        prepared = lexer.prepare(lexer.cap(text))
+        if len(prepared) <= lexer.SHORT_TEXT:
+            assert list(lexer._short_tokens(prepared)) == lexer.tokenize(prepared), text
