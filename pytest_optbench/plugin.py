@@ -349,7 +349,8 @@ class XdistControllerHooks:
         if ids and self.controller.options.model_spec and self.warming is None:
             from .session.worker import warm_scoring
 
-            self.warming = threading.Thread(target=warm_scoring, name="optbench-warm-scoring", daemon=True)
+            self.warming = threading.Thread(target=warm_scoring, kwargs={"idle": True}, name="optbench-warm-scoring",
+                                            daemon=True)
             self.warming.start()
 
     warming: threading.Thread | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -259,9 +260,14 @@ SCORING_MODULES = ("scipy.special", "scipy.stats", "pytest_optbench.scoring.aggr
                    "pytest_optbench.report.json_report", "pytest_optbench.report.summary")
 
 
-def warm_scoring(modules: Sequence[str] = SCORING_MODULES) -> None:
+def warm_scoring(modules: Sequence[str] = SCORING_MODULES, *, idle: bool = False) -> None:
     """Import ``modules`` now. One that fails to import is left for its first use after the
-    items, which raises the same error where it belongs."""
+    items, which raises the same error where it belongs. ``idle``: on a thread of its own, at
+    the lowest CPU priority (Linux schedules each thread), so that work which cannot wait
+    (xdist workers starting, their first requests) goes first."""
+    if idle:
+        with contextlib.suppress(AttributeError, OSError):  # not on every platform
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     for name in modules:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
