@@ -20,7 +20,7 @@ beat ceil(N/C) x L, so "round-bound" rates each run against that too.
 
 ``--inspect-python PY``: the same prompts (the openai rows' requests as the server saw them)
 also run through inspect_ai (installed in its own venv, e.g. ``python -m venv /tmp/inspect-venv
-&& /tmp/inspect-venv/bin/pip install inspect_ai``; not a dependency of this project), each
+&& /tmp/inspect-venv/bin/pip install inspect_ai openai``; not a dependency of this project), each
 prompt asked ``samples`` times as single-answer requests (``epochs``) over C connections,
 in the same run and against the same server: its whole wall time (start-up included) and
 its server window, rated the same way (N = prompts x samples requests).
@@ -181,7 +181,9 @@ def run_inspect(python: str, server: TimedFakeAPI, prompts: list[dict[str, str]]
     expected = len(prompts) * samples
     if done.returncode != 0 or result.get("status") != "success" or result.get("samples") != expected:
         sys.stderr.write(done.stdout[-2000:] + done.stderr[-4000:])
-        raise SystemExit(f"inspect_ai run {label}: expected {expected} successful samples, got {result or 'nothing'}")
+        hint = "" if done.stdout or done.stderr else " (it printed nothing: its venv needs the openai package too)"
+        raise SystemExit(f"inspect_ai run {label}: expected {expected} successful samples, got {result or 'nothing'}"
+                         f" (exit {done.returncode}){hint}")
     window, _, peak = server.server_window()
     log(f"inspect_ai {label}: {len(server.requests)} requests, wall {wall:.1f} s, server {window:.1f} s")
     return InspectRun(len(server.requests), server.latency, concurrency, wall, float(result["import"]), window, peak)
