@@ -49,8 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.kinds import kind_of
 from pytest_optbench.kinds.base import violation_counts
+from pytest_optbench.metrics import auc_ci, gate_tests
 from pytest_optbench.metrics import calibration as cal
-from pytest_optbench.metrics import gate_tests
 from pytest_optbench.metrics.calibration_ci import binary_confidences
 from pytest_optbench.metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
 from pytest_optbench.metrics.power import detectable_crossing
@@ -71,7 +71,7 @@ from pytest_optbench.scoring.aggregate import (
 from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.suite.load import Suite, parse_suite
 
-SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power")
+SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power", "auc_shapes")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -805,6 +805,51 @@ def _edge_numpy_cells(board: Board, args: argparse.Namespace, rng: np.random.Gen
             iv = rate_confidence(hits, checks).interval()
             board.cover("violation/parse rate", "numpy 10 checks/item, rate 0.02, ICC 0.3", "new", iv.method, n,
                         (iv.low, iv.high), 0.02)
+
+
+# Binormal forecasters (latent score N(0, 1) for no-items, N(SEPARATION, SD^2) for yes-items,
+# stated as a whole percent, so ties come as they do from a model): (yes-share, separation, SD).
+AUC_SHAPES = ((0.5, 1.2, 1.0), (0.5, 2.0, 1.0), (0.3, 1.6, 1.0), (0.2, 2.0, 1.0), (0.5, 1.5, 0.4), (0.3, 1.5, 2.5),
+              (0.2, 0.3, 3.0))
+
+
+def _binormal(g: np.random.Generator, n: int, share: float, separation: float,
+              sd: float) -> tuple[np.ndarray, np.ndarray]:
+    """n items with both classes present."""
+    while True:
+        y = (g.random(n) < share).astype(float)
+        if 0 < y.sum() < n:
+            break
+    score = g.normal(0.0, 1.0, n) * np.where(y == 1, sd, 1.0) + separation * y
+    return np.round(100.0 / (1.0 + np.exp(-score))) / 100.0, y
+
+
+def section_auc_shapes(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """The AUC interval where it is hardest: a high AUC (0.92), few items of one class
+    (yes-share 0.2-0.5), classes of unequal spread; binormal forecasters in whole percents.
+    The truth is the AUC of 400,000 draws at yes-share 0.5 (it does not depend on the share). Beside the
+    interval the tool prints, DeLong's variance on the same scale and Newcombe's score
+    interval, on the same draws."""
+    for share, separation, sd in AUC_SHAPES:
+        p, y = _binormal(np.random.default_rng(args.seed + 123), 400_000, 0.5, separation, sd)
+        truth = float(cal.auc(p, y))
+        label = f"numpy binormal, yes-share {share:g}, yes-sd {sd:g}, AUC {truth:.3f}"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                p, y = _binormal(rng, n, share, separation, sd)
+                cd = auc_ci.auc_confidence(p, y)
+                iv = cd.interval()
+                board.cover("auc", label, "new", iv.method.split(",")[0], n, (iv.low, iv.high), truth)
+                estimate, se = auc_ci.delong_se(p, y)
+                yes = int(y.sum())
+                if 0 < estimate < 1 and se > 0:
+                    logit_se = se / (estimate * (1 - estimate))
+                    other = auc_ci.LogitNormalConfidence(estimate, logit_se, auc_ci.DELONG).interval()
+                else:
+                    other = iv
+                board.cover("auc", label, "old", "DeLong, logit scale", n, (other.low, other.high), truth)
+                score = auc_ci.NewcombeScoreConfidence(estimate, yes, n - yes).interval()
+                board.cover("auc", label, "Newcombe", "Newcombe score", n, (score.low, score.high), truth)
 
 
 def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
