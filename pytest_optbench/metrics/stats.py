@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -86,24 +87,45 @@ def wilcoxon_p(values: np.ndarray) -> float:
     values = values[values != 0]
     if values.size == 0:
         return 1.0
+    # What scipy.stats.wilcoxon computes for these two methods, in its order of operations,
+    # without its per-call machinery (most of the Skew family's scoring time). The ranks are
+    # halves and their sums below 2**53: exact in any order.
     _, rank_of, ties = np.unique(np.abs(values), return_inverse=True, return_counts=True)
-    if values.size <= 50 and ties.size == values.size:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return float(_scipy_stats().wilcoxon(values, zero_method="wilcox", alternative="two-sided",
-                                                 method="exact").pvalue)
-    return _wilcoxon_normal_p(values, rank_of, ties)
-
-
-def _wilcoxon_normal_p(values: np.ndarray, rank_of: np.ndarray, ties: np.ndarray) -> float:
-    """``scipy.stats.wilcoxon(values, method="asymptotic").pvalue`` for nonzero values, in
-    SciPy's order of operations (without its per-call machinery, which was most of the
-    Skew family's scoring): the sum of the positive values' average ranks against its
-    tie-corrected normal null, no continuity correction. The ranks are halves and the sums
-    below 2**53, so they are exact in any order."""
-    count = float(values.size)
     average_rank = (np.cumsum(ties) - ties) + (ties + 1) / 2
     r_plus = float(average_rank[rank_of][values > 0].sum())
+    if values.size <= 50 and ties.size == values.size:
+        return _wilcoxon_exact_p(values.size, int(r_plus))
+    return _wilcoxon_normal_p(values.size, r_plus, ties)
+
+
+@functools.lru_cache(maxsize=64)
+def _wilcoxon_null(n: int) -> np.ndarray:
+    """P(r_plus = k) for k = 0 .. n(n+1)/2 under the null, built as SciPy builds it
+    (``scipy.stats._hypotests._get_wilcoxon_distr``): halving and shifting, n times."""
+    pmf = np.ones(1, dtype=np.float64)
+    for k in range(1, n + 1):
+        previous = pmf
+        pmf = np.zeros(k * (k + 1) // 2 + 1, dtype=np.float64)
+        m = len(previous)
+        pmf[:m] = previous * 0.5
+        pmf[-m:] += previous * 0.5
+    pmf.setflags(write=False)
+    return pmf
+
+
+def _wilcoxon_exact_p(n: int, r_plus: int) -> float:
+    """SciPy's exact two-sided p (``WilcoxonDistribution``): twice the smaller tail, each
+    tail summed from its own end up to the mean."""
+    pmf, mean = _wilcoxon_null(n), n * (n + 1) / 4
+    sf = float(pmf[r_plus:].sum()) if r_plus <= mean else 1 - float(pmf[:r_plus].sum())
+    cdf = float(pmf[:r_plus + 1].sum()) if r_plus <= mean else 1 - float(pmf[r_plus + 1:].sum())
+    return min(max(2 * min(sf, cdf), 0.0), 1.0)
+
+
+def _wilcoxon_normal_p(n: int, r_plus: float, ties: np.ndarray) -> float:
+    """SciPy's asymptotic p: the positive values' rank sum against its tie-corrected normal
+    null, no continuity correction."""
+    count = float(n)
     mean = count * (count + 1.0) * 0.25
     spread = count * (count + 1.0) * (2.0 * count + 1.0)
     tie_correction = float(np.sum(ties.astype(float) ** 3 - ties))

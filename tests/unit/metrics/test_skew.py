@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -427,7 +428,7 @@ def test_wilcoxon_of_nothing_is_nan() -> None:
     hnp.arrays(np.float64, st.integers(1, 8),
                elements=st.one_of(st.just(0.0), st.sampled_from([1.0, -1.0, 2.5]),
                                   st.floats(-50, 50, allow_nan=False))),
-    hnp.arrays(np.float64, st.integers(9, 40), elements=st.floats(-50, 50, allow_nan=False).filter(bool),
+    hnp.arrays(np.float64, st.integers(1, 50), elements=st.floats(-50, 50, allow_nan=False).filter(bool),
                unique=True),
     hnp.arrays(np.float64, st.integers(51, 80), elements=st.integers(-5, 5).map(float)),
     hnp.arrays(np.float64, st.integers(14, 400), elements=st.integers(-100, 100).map(lambda v: v / 2)),
@@ -443,9 +444,18 @@ def test_wilcoxon_matches_scipy(values: np.ndarray) -> None:
                         method="exact" if exact else "asymptotic").pvalue
     got = wilcoxon_p(values)
     assert 0.0 <= got <= 1.0
-    assert got == float(want)  # bit for bit: the normal case is computed here, in SciPy's order
+    assert got == float(want)  # bit for bit: both cases are computed here, in SciPy's order
     with_nan = np.concatenate([values, [np.nan]])
     assert wilcoxon_p(with_nan) == pytest.approx(got, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 8])
+def test_wilcoxon_exact_matches_scipy_at_every_rank_sum(n: int) -> None:
+    """Every sign pattern of 1..n: every rank sum, the mean (where the two tails meet) too."""
+    for signs in itertools.product((1.0, -1.0), repeat=n):
+        values = np.array(signs) * np.arange(1, n + 1)
+        want = sps.wilcoxon(values, zero_method="wilcox", alternative="two-sided", method="exact").pvalue
+        assert wilcoxon_p(values) == float(want), values
 
 
 @given(st.integers(1, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
