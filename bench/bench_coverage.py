@@ -839,7 +839,8 @@ def section_auc_shapes(board: Board, args: argparse.Namespace, rng: np.random.Ge
                 p, y = _binormal(rng, n, share, separation, sd)
                 cd = auc_ci.auc_confidence(p, y)
                 iv = cd.interval()
-                board.cover("auc", label, "new", iv.method.split(",")[0], n, (iv.low, iv.high), truth)
+                board.cover("auc", label, "new", "as printed: unbiased variance (Newcombe where separated)", n,
+                            (iv.low, iv.high), truth)
                 estimate, se = auc_ci.delong_se(p, y)
                 yes = int(y.sum())
                 if 0 < estimate < 1 and se > 0:
