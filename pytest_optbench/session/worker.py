@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -265,8 +266,8 @@ def warm_scoring(modules: Sequence[str] = SCORING_MODULES, *, idle: bool = False
     items, which raises the same error where it belongs. ``idle``: on a thread of its own, at
     the lowest CPU priority (Linux schedules each thread), so that work which cannot wait
     (xdist workers starting, their first requests) goes first."""
-    if idle:
-        with contextlib.suppress(AttributeError, OSError):  # not on every platform
+    if idle and sys.platform.startswith("linux"):  # elsewhere the id of a thread is no process id
+        with contextlib.suppress(AttributeError, OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     for name in modules:
         with contextlib.suppress(ImportError):

@@ -6,6 +6,8 @@ assertions: the order of events is checked through events and the requests the s
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 
 import pytest
@@ -184,3 +186,19 @@ def test_warm_scoring_imports_the_modules_and_leaves_a_broken_one_for_later():
 
     assert "json" in sys.modules and "pytest_optbench.no_such_module_here" not in sys.modules
     assert all(name.startswith(("scipy", "pytest_optbench")) for name in worker_module.SCORING_MODULES)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own priority is Linux's")
+def test_idle_warming_lowers_only_its_own_thread():
+    seen = {}
+
+    def warm() -> None:
+        worker_module.warm_scoring((), idle=True)
+        seen["warming"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    thread = threading.Thread(target=warm)
+    thread.start()
+    thread.join()
+    assert seen["warming"] == 19
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before  # the process and its main thread are untouched
