@@ -91,11 +91,17 @@ def wilcoxon_p(values: np.ndarray) -> float:
     # without its per-call machinery (most of the Skew family's scoring time). The ranks are
     # halves and their sums below 2**53: exact in any order.
     _, rank_of, ties = np.unique(np.abs(values), return_inverse=True, return_counts=True)
-    average_rank = (np.cumsum(ties) - ties) + (ties + 1) / 2
-    r_plus = float(average_rank[rank_of][values > 0].sum())
+    r_plus = float(_average_ranks(ties)[rank_of][values > 0].sum())
     if values.size <= 50 and ties.size == values.size:
         return _wilcoxon_exact_p(values.size, int(r_plus))
     return _wilcoxon_normal_p(values.size, r_plus, ties)
+
+
+def _average_ranks(counts: np.ndarray) -> np.ndarray:
+    """The average rank of each distinct value, given how many times each occurs (in sorted
+    order): the ranks before it plus the middle of its run."""
+    ranks: np.ndarray = (np.cumsum(counts) - counts) + (counts + 1) / 2
+    return ranks
 
 
 @functools.lru_cache(maxsize=64)
@@ -150,9 +156,7 @@ def mann_whitney_p(x: np.ndarray, y: np.ndarray) -> float:
     _, group, ties = np.unique(np.concatenate([x, y]), return_inverse=True, return_counts=True)
     if (n1 <= 8 or n2 <= 8) and not (ties > 1).any():
         return float(_scipy_stats().mannwhitneyu(x, y).pvalue)
-    # Average rank of each distinct value: the ranks before it plus the middle of its run.
-    average_rank = (np.cumsum(ties) - ties) + (ties + 1) / 2
-    u1 = float(average_rank[group[:n1]].sum()) - n1 * (n1 + 1) / 2
+    u1 = float(_average_ranks(ties)[group[:n1]].sum()) - n1 * (n1 + 1) / 2
     u = max(u1, n1 * n2 - u1)
     n = n1 + n2
     tie_term = float(np.sum(ties.astype(float) ** 3 - ties))
