@@ -82,12 +82,14 @@ def ask(model: local_models.LocalModel, request: dict[str, Any], timeout: float)
     return str(text or ""), choice.get("finish_reason")
 
 
-PREFIX = '{"' + modes.ANSWER_FIELD + '":'  # no trailing blank: the model writes " 0.25" itself
+FIELD = '"' + modes.ANSWER_FIELD + '":'  # no trailing blank: the model writes " 0.25" itself
+PREFIX = "{" + FIELD
 
 
 def reply_start(raw: str | None) -> str:
-    """The recorded reply up to its colon (' {"probability":'), else the grammar's start."""
-    return raw[: raw.index(":") + 1] if raw and ":" in raw else PREFIX
+    """The recorded reply up to the number's field (' {"probability":', or the reasoning
+    before it), else the bare grammar's start."""
+    return raw[: raw.index(FIELD) + len(FIELD)] if raw and FIELD in raw else PREFIX
 
 
 def prefix_request(model: local_models.LocalModel, endpoint: str, system: str, user: str,
@@ -107,7 +109,7 @@ def prefix_request(model: local_models.LocalModel, endpoint: str, system: str, u
 
 def prefix_value(continuation: str) -> float | None:
     """The number the model wrote after the prefix, on the schema's scale (None: not a number)."""
-    text = continuation.split(":", 1)[1] if continuation.lstrip().startswith(PREFIX) else continuation
+    text = continuation.split(FIELD, 1)[1] if FIELD in continuation else continuation
     # (llama.cpp's chat reply repeats the prefilled start)
     text = text.split("}")[0].strip().rstrip(",")
     reading = modes.json_value(PREFIX + " " + text + "}")

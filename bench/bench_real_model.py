@@ -239,13 +239,14 @@ def server_counts(logfile: Path, offset: int) -> dict[str, int] | None:
             "completions": len(re.findall(r"launch_slot_", text))}
 
 
-def token_limit(mode: str, max_tokens: int) -> int:
+def token_limit(mode: str, max_tokens: int, provider: str = "openai") -> int:
     """The limit the plugin sent in ``mode``: logprobs reads a few tokens (modes.LOGPROBS_MAX_TOKENS),
-    json gets at least enough for its object (modes.JSON_MIN_TOKENS)."""
+    json gets at least enough for its object (modes.JSON_MIN_TOKENS; the chat endpoint's
+    reasoned object modes.REASONED_MIN_TOKENS)."""
     if mode == modes.LOGPROBS:
         return min(max_tokens, modes.LOGPROBS_MAX_TOKENS)
     if mode == modes.JSON:
-        return max(max_tokens, modes.JSON_MIN_TOKENS)
+        return max(max_tokens, modes.JSON_MIN_TOKENS if provider == "openai-completions" else modes.REASONED_MIN_TOKENS)
     return max_tokens
 
 
@@ -269,7 +270,7 @@ def run_model(model: local_models.LocalModel, args: argparse.Namespace, mode: st
         tail = (out / "pytest.log").read_text(encoding="utf-8").splitlines()[-15:]
         raise RuntimeError(f"pytest exited with {code}; see {out / 'pytest.log'}:\n" + "\n".join(tail))
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    figures = summarize(report, token_limit(mode, args.max_tokens))
+    figures = summarize(report, token_limit(mode, args.max_tokens, provider_for(model, args.endpoint)))
     figures.update(wall_seconds=wall, pytest_exit=code, command=cmd, server=server_counts(logfile, offset))
     print_summary(f"{model.key} [{mode}]", model, figures, wall, figures["server"])
     if figures["mean_mass"] is not None:

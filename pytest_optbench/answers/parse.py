@@ -24,6 +24,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from ..prompts import modes
 from .extract import events, lexer, quantities, reader
 from .extract.rules import rule
 
@@ -82,6 +83,26 @@ def parse_answer(text: str, *, question: str | None = None, truncated: bool | No
     if len(text) <= SHORT_REPLY:
         return _parse_short(text, question, truncated)
     return _parse(text, question, truncated)
+
+
+REASONING_CONFLICT = "JSON answer's 'probability' contradicts its own reasoning"
+
+
+def json_answer(text: str, question: str | None = None) -> Parsed | None:
+    """A json-mode reply read strictly (``modes.json_value``), or None when it is no answer
+    object (then it is read as text). A reasoned object whose reasoning states another
+    number for the asked event than its field is no answer: the model said two things
+    (Gemma through a chat template: "100", then 0.01)."""
+    strict = modes.json_value(text)
+    if strict is None:
+        return None
+    value, reason = strict
+    reasoning = modes.reasoning_of(text) if value is not None else None
+    if reasoning and value is not None:
+        said = parse_answer(reasoning, question=question).value
+        if said is not None and abs(said - value) > 0.5:
+            return Parsed(None, f"{REASONING_CONFLICT} ({said:g} against {value:g})")
+    return Parsed(value, reason)
 
 
 # Reading is pure and ``Parsed`` immutable, so short replies, which repeat ("65" for many

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..answers import distribution
-from ..answers.parse import parse_answer
+from ..answers.parse import json_answer, parse_answer
 from ..options import EngineSettings
 from ..prompts import modes
 from ..prompts.build import PromptSpec
@@ -71,9 +71,9 @@ def read_answer(raw: str, mode: str, question: str | None = None, truncated: boo
         return Answer(raw=raw, value=reading.value, reason=reading.reason, truncated=None, mode=mode,
                       mass=round(reading.mass, 4), distribution=reading.distribution or None, **extra)
     if mode == modes.JSON:
-        strict = modes.json_value(raw)
+        strict = json_answer(raw, question)
         if strict is not None:
-            return Answer(raw=raw, value=strict[0], reason=strict[1], truncated=truncated, mode=mode, **extra)
+            return Answer(raw=raw, value=strict.value, reason=strict.reason, truncated=truncated, mode=mode, **extra)
     answer = parsed_answer(raw, question, truncated, **extra)
     answer.mode = modes.TEXT if (asked or mode) != modes.TEXT else None
     return answer
@@ -292,7 +292,7 @@ class ApiElicitor:
 
     def key(self, spec: PromptSpec) -> str:
         # Asked for every prompt twice (prefetch, then its item): hashed once.
-        fields = (spec.system, spec.user, spec.temperature, self.tokens_for(spec), modes.STORE_MODES[spec.mode])
+        fields = (spec.system, spec.user, spec.temperature, self.tokens_for(spec), self._store_mode(spec.mode))
         key = self._keys.get(fields)
         if key is None:
             key = self._keys[fields] = answer_key(self.provider.identity(), *fields)
@@ -300,12 +300,20 @@ class ApiElicitor:
 
     def tokens_for(self, spec: PromptSpec) -> int | None:
         """Logprobs mode reads the first few tokens only (modes.LOGPROBS_MAX_TOKENS); json mode
-        gets at least enough for the object (modes.JSON_MIN_TOKENS)."""
+        gets at least enough for the object (modes.JSON_MIN_TOKENS, REASONED_MIN_TOKENS)."""
         if spec.mode == modes.LOGPROBS:
             return min(self.max_tokens or modes.LOGPROBS_MAX_TOKENS, modes.LOGPROBS_MAX_TOKENS)
         if spec.mode == modes.JSON and self.max_tokens is not None:
-            return max(self.max_tokens, modes.JSON_MIN_TOKENS)
+            return max(self.max_tokens, modes.REASONED_MIN_TOKENS if self._reasoned else modes.JSON_MIN_TOKENS)
         return self.max_tokens
+
+    @property
+    def _reasoned(self) -> bool:
+        """json mode asks this provider for the reasoning first (a plain model: no)."""
+        return bool(getattr(self.provider, "json_reasoned", False))
+
+    def _store_mode(self, mode: str) -> str:
+        return modes.REASONED_STORE_MODE if mode == modes.JSON and self._reasoned else modes.STORE_MODES[mode]
 
     def owns(self, key: str) -> bool:
         """Which xdist worker asks for a prompt: the balanced shares of ``share_out`` for the

@@ -1,11 +1,13 @@
 """The elicitation modes: how an answer is asked for, and how its reply is read.
 
 Pure. ``text``: the reply is prose, read by the answer extractor (parse.py). ``json``: the
-server is asked for JSON that fits ``ANSWER_SCHEMA`` (OpenAI-style ``response_format``;
-``ANSWER_GRAMMAR`` on llama.cpp, ``ANSWER_REGEX`` on vLLM, neither with room for free
-whitespace; a forced tool on Anthropic) and the reply is read strictly as that object, on
-the scale the schema states (``json_number``); a reply that is not such an object (a server that ignored the
-schema and wrote prose) is read by the text extractor instead, and says so. ``logprobs``:
+server is asked for JSON that fits ``REASONED_SCHEMA`` on a chat endpoint (a short reasoning,
+then the number) or ``ANSWER_SCHEMA`` through the completions scaffold (OpenAI-style
+``response_format``; the matching grammar on llama.cpp, regular expression on vLLM, neither
+with room for free whitespace; a forced tool on Anthropic) and the reply is read strictly as
+that object, on the scale the schema states (``json_number``); a reply that is not such an
+object (a server that ignored the schema and wrote prose) is read by the text extractor
+instead, and says so. ``logprobs``:
 one greedy request per prompt, the answer read from the answer token's distribution
 (distribution.py). Each mode is a different elicitation: a gate compares like with like.
 """
@@ -31,42 +33,67 @@ ANSWER_FIELD = "probability"
 # 25 %, and exactly 1 (1 % or certainty?) is no answer rather than a guess.
 SCALE_NOTE = ("The probability in percent, from 0 to 100 (25 means 25%). A decimal below 1 is read as a "
               "fraction (0.25 means 25%); exactly 1 is ambiguous (1% or certain?) and is not counted.")
+# Chat endpoints ask for the reasoning first, then the number (REASONED_SCHEMA). A chat model
+# that would rather write prose wrote, into a bare object, a number unrelated to what its prose
+# says (SmolLM2: 0.0000 or 0.0001 in 89 of 109 replies whose prose said 100 or 10); with its
+# reasoning first, the number follows its own words (43 of 45). The completions scaffold keeps
+# the bare object its few-shot examples show (ANSWER_SCHEMA): there the number was already the
+# model's own (64 of 64, 45 of 47).
+REASONING_FIELD = "reasoning"
+REASONING_CHARS = 200
+REASONING_NOTE = "One or two short sentences on how likely it is, written before the probability."
+_NUMBER_SCHEMA: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 100, "description": SCALE_NOTE}
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {ANSWER_FIELD: {"type": "number", "minimum": 0, "maximum": 100, "description": SCALE_NOTE}},
+    "properties": {ANSWER_FIELD: _NUMBER_SCHEMA},
     "required": [ANSWER_FIELD],
     "additionalProperties": False,
 }
+REASONED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {REASONING_FIELD: {"type": "string", "description": REASONING_NOTE}, ANSWER_FIELD: _NUMBER_SCHEMA},
+    "required": [REASONING_FIELD, ANSWER_FIELD],
+    "additionalProperties": False,
+}
 SCHEMA_NAME = "answer"
-# The same object as a grammar with no free whitespace (llama.cpp's GBNF ``grammar``) and as a
-# regular expression (vLLM's ``structured_outputs.regex``, ``guided_regex`` before v0.12). A
+# The same objects as grammars with no free whitespace (llama.cpp's GBNF ``grammar``) and as
+# regular expressions (vLLM's ``structured_outputs.regex``, ``guided_regex`` before v0.12). A
 # JSON schema's grammar lets a model write whitespace between every token (llama.cpp allows a
 # newline and 20 blanks at each of four places: Gemma filled 48 tokens with "{\n \t \t ..."),
-# so where the server takes a grammar it gets this one: the model chooses only the number,
-# and one blank before the brace (a base model continues "Answer:" with " {", as its examples
-# show; forced to "{" it answered differently in 12 of 55 prompts). A fraction ("1/2", which
-# the models write where JSON has no room for it) is allowed too: forbidden, "1/2" became "100".
-# At most 4 decimals: a model that goes on writing zeros ("0.0000000...") is cut at a value
-# that no longer changes.
-ANSWER_GRAMMAR = (
-    'root ::= " "? "{\\"' + ANSWER_FIELD + '\\": " number "}"\n'
-    'number ::= "0" decimals? | [1-9] [0-9]? decimals? | "100" ("." "0"{1,4})? | [0-9]{1,3} "/" [1-9] [0-9]{0,3}\n'
+# so where the server takes a grammar it gets one of these, and the model chooses only the
+# reasoning's words and the number. The bare object may start with one blank (a base model
+# continues "Answer:" with " {", as its examples show; forced to "{" it answered differently in
+# 12 of 55 prompts). Beyond JSON, the number may be a fraction (forbidden, "1/2" became "100")
+# or a percentage with its sign (without it, SmolLM2 wrote "100/1000" after reasoning "... is
+# 100%."). At most 4 decimals: a model that goes on writing zeros ("0.0000000...") is cut at a
+# value that no longer changes. The reasoning holds no quote, backslash or newline, so the
+# object stays one line and ends.
+_NUMBER_RULES = (
+    'number ::= plain "%"? | [0-9]{1,3} "/" [1-9] [0-9]{0,3}\n'
+    'plain ::= "0" decimals? | [1-9] [0-9]? decimals? | "100" ("." "0"{1,4})?\n'
     'decimals ::= "." [0-9]{1,4}\n'
 )
-# llama.cpp's chat endpoint: the object's start goes into the reply as a prefilled assistant
-# message and the grammar constrains only the rest. A chat model that would rather write prose
-# ("No, ...") spelled a grammar-forced "probability" as 'p', 'ro', 'ba', 'b', 'il', 'ity' and
-# then answered another number than after the start as text (23 of 55 SmolLM2 prompts; 33 of
-# 33 agree prefilled). The server returns the prefilled start with the reply.
-JSON_START = '{"' + ANSWER_FIELD + '":'
-ANSWER_TAIL_GRAMMAR = 'root ::= " "? number "}"\n' + ANSWER_GRAMMAR.split("\n", 1)[1]
-ANSWER_REGEX = (r' ?\{"' + ANSWER_FIELD + r'": (0(\.[0-9]{1,4})?|[1-9][0-9]?(\.[0-9]{1,4})?|100(\.0{1,4})?'
-                r'|[0-9]{1,3}/[1-9][0-9]{0,3})\}')
-_RATIO = re.compile(r'\{"' + ANSWER_FIELD + r'": ([0-9]{1,3})/([0-9]{1,4})\}')
+ANSWER_GRAMMAR = 'root ::= " "? "{\\"' + ANSWER_FIELD + '\\": " number "}"\n' + _NUMBER_RULES
+REASONED_GRAMMAR = (
+    'root ::= "{\\"' + REASONING_FIELD + '\\": \\"" reasoning "\\", \\"' + ANSWER_FIELD + '\\": " number "}"\n'
+    'reasoning ::= [^"\\\\\\n]{0,' + str(REASONING_CHARS) + '}\n' + _NUMBER_RULES
+)
+_PLAIN = r'(?:0(?:\.[0-9]{1,4})?|[1-9][0-9]?(?:\.[0-9]{1,4})?|100(?:\.0{1,4})?)'
+_NUMBER = r'(?:' + _PLAIN + r'%?|[0-9]{1,3}/[1-9][0-9]{0,3})'
+ANSWER_REGEX = r' ?\{"' + ANSWER_FIELD + r'": ' + _NUMBER + r'\}'
+REASONED_REGEX = (r'\{"' + REASONING_FIELD + r'": "[^"\\\n]{0,' + str(REASONING_CHARS) + r'}", "' + ANSWER_FIELD
+                  + r'": ' + _NUMBER + r'\}')
+# The grammars' two forms that JSON cannot hold, read by pattern: "1/2" and "25%".
+_BEYOND_JSON = re.compile(r'(?:\{"' + REASONING_FIELD + r'": "([^"\\\n]*)", |\{)"' + ANSWER_FIELD
+                          + r'": (?:([0-9]{1,3})/([0-9]{1,4})|(' + _PLAIN + r')%)\}')
 # Enough tokens for the object when digits are tokens of their own ('{"', 'probability', '":',
 # ' ', '0', '.', '9', '9', '9', '9', '}'), whatever --max-tokens says: a grammar ends the reply
-# at the closing brace, so a larger limit costs nothing.
+# at the closing brace, so a larger limit costs nothing. The reasoned object needs room for its
+# reasoning at up to a token a character (a run of digits).
 JSON_MIN_TOKENS = 32
+REASONED_MIN_TOKENS = REASONING_CHARS + JSON_MIN_TOKENS
+# A reasoned answer is another elicitation than a bare one: its own store key.
+REASONED_STORE_MODE = "json-reasoned"
 # Logprobs mode: alternatives asked per position (OpenAI's maximum) and a token limit that
 # covers "100" in digit tokens, a leading blank and the end.
 TOP_LOGPROBS = 20
@@ -82,8 +109,8 @@ YES_NO_RULE = "Answer with yes or no and nothing else."
 
 
 def json_value(text: str) -> tuple[float | None, str | None] | None:
-    """Strict reading of a json-mode reply: (value, None), (None, reason), or None when
-    the reply is not a JSON object at all (then the text extractor reads it)."""
+    """Strict reading of a json-mode reply, bare or reasoned: (value, None), (None, reason),
+    or None when the reply is not a JSON answer object at all (then the text extractor reads it)."""
     stripped = text.strip()
     if stripped.startswith("```"):  # a fenced object is still the object
         stripped = stripped.strip("`").removeprefix("json").strip()
@@ -92,13 +119,7 @@ def json_value(text: str) -> tuple[float | None, str | None] | None:
     try:
         data = json.loads(stripped)
     except (ValueError, RecursionError):
-        ratio = _RATIO.fullmatch(stripped)  # the grammar's fraction, which JSON cannot hold
-        if ratio is None:
-            return None
-        top, bottom = int(ratio.group(1)), int(ratio.group(2))
-        if bottom == 0 or top > bottom:
-            return None, f"{JSON_BAD_FIELD} (got {top}/{bottom})"
-        return round(100 * top / bottom, 6), None
+        return _beyond_json(stripped)
     if not isinstance(data, dict) or ANSWER_FIELD not in data:
         # Not the schema's object (a server that ignored it may send {"answer": 65}): the
         # text extractor reads it, with its own rules for JSON replies.
@@ -109,10 +130,29 @@ def json_value(text: str) -> tuple[float | None, str | None] | None:
     return json_number(float(value))
 
 
-def with_start(text: str) -> str:
-    """A prefilled reply as the whole object: servers that return only what they generated
-    (' 0.25}') get the start back."""
-    return text if text.lstrip().startswith("{") else JSON_START + text
+def _beyond_json(text: str) -> tuple[float | None, str | None] | None:
+    """The grammars' fraction and percentage (_BEYOND_JSON); None for anything else."""
+    match = _BEYOND_JSON.fullmatch(text)
+    if match is None:
+        return None
+    _reasoning, top, bottom, percent = match.groups()
+    if percent is not None:  # the sign states the scale: 1% is 1 %, 0.5% half a per cent
+        return float(percent), None
+    if int(bottom) == 0 or int(top) > int(bottom):
+        return None, f"{JSON_BAD_FIELD} (got {top}/{bottom})"
+    return round(100 * int(top) / int(bottom), 6), None
+
+
+def reasoning_of(text: str) -> str | None:
+    """The reasoning a reasoned json-mode reply gives before its number (None: none)."""
+    stripped = text.strip()
+    try:
+        data = json.loads(stripped)
+    except (ValueError, RecursionError):
+        match = _BEYOND_JSON.fullmatch(stripped)
+        return match.group(1) if match else None
+    reasoning = data.get(REASONING_FIELD) if isinstance(data, dict) else None
+    return reasoning if isinstance(reasoning, str) else None
 
 
 def json_number(number: float) -> tuple[float | None, str | None]:

@@ -5,8 +5,8 @@ by the API: without --max-tokens the provider default (``default_max_tokens``) i
 (recent SDK releases no longer take it as a keyword); a model that rejects it gets the
 request again without it.
 
-``json`` mode forces a tool whose input schema is the answer's (``tool_choice`` naming it):
-the tool call's input is the answer. The Messages API returns no log-probabilities, so
+``json`` mode forces a tool whose input schema is the reasoned answer's (``tool_choice``
+naming it): the tool call's input is the answer. The Messages API returns no log-probabilities, so
 ``logprobs`` mode gets the user's fallback at once, without a request.
 """
 
@@ -24,6 +24,7 @@ class AnthropicProvider(ApiProvider):
     provider = "anthropic"
     sdk_module = "anthropic"
     max_n = 1
+    json_reasoned = True  # the tool's input: the reasoning, then the number (modes.REASONED_SCHEMA)
 
     def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
         base_url = base_url or env.get("ANTHROPIC_BASE_URL") or None
@@ -57,7 +58,7 @@ class AnthropicProvider(ApiProvider):
                 params["extra_body"] = {"temperature": request.temperature}
             if mode == modes.JSON:
                 params["tools"] = [{"name": modes.SCHEMA_NAME, "description": "Record the answer.",
-                                    "input_schema": modes.ANSWER_SCHEMA}]
+                                    "input_schema": modes.REASONED_SCHEMA}]
                 params["tool_choice"] = {"type": "tool", "name": modes.SCHEMA_NAME}
             try:
                 body = await http_limit.body(await self.client.messages.with_raw_response.create(**params))

@@ -3,10 +3,11 @@ servers (Ollama, vLLM, llama.cpp's server) through ``--base-url`` or ``OPENAI_BA
 
 Several samples come back from one request (``n``) where the server allows it. ``json``
 mode asks each server in its own words (``dialect``, found out once from ``GET /models``):
-llama.cpp gets ``modes.ANSWER_GRAMMAR`` as its ``grammar``, vLLM ``modes.ANSWER_REGEX`` as
+llama.cpp gets ``modes.REASONED_GRAMMAR`` as its ``grammar``, vLLM ``modes.REASONED_REGEX`` as
 ``structured_outputs.regex`` (``guided_regex`` before v0.12, from ``GET /version``), both
 without room for free whitespace; OpenAI, Ollama (which maps it to its ``format``) and any
-other server the JSON-schema ``response_format``. ``logprobs`` mode sends ``logprobs`` and ``top_logprobs`` (at most 20, or the server's stated
+other server the JSON-schema ``response_format`` (the reasoning first, then the number; the
+completions endpoint asks for the bare object its examples show). ``logprobs`` mode sends ``logprobs`` and ``top_logprobs`` (at most 20, or the server's stated
 cap). A server that rejects either gets the user's fallback, found out once per run. Reasoning
 models reject ``temperature`` and ``max_tokens``: known families get ``max_completion_tokens``
 and no temperature from the start, and any server that rejects either parameter gets the
@@ -77,6 +78,7 @@ def stated_cap(message: str) -> int | None:
 class OpenAIProvider(ApiProvider):
     provider = "openai"
     sdk_module = "openai"
+    json_reasoned = True  # chat: the reasoning, then the number (modes.REASONED_SCHEMA)
 
     def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
         base_url = base_url or env.get("OPENAI_BASE_URL") or None
@@ -136,10 +138,6 @@ class OpenAIProvider(ApiProvider):
             "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": request.user}],
         }
         self._common(params, request, mode)
-        if mode == modes.JSON and self.dialect == LLAMA_CPP and "messages" in params:
-            # The object's start as the reply's own beginning, the grammar for the rest (modes.JSON_START).
-            params["messages"].append({"role": "assistant", "content": modes.JSON_START})
-            params["extra_body"]["grammar"] = modes.ANSWER_TAIL_GRAMMAR
         return params
 
 
@@ -193,17 +191,20 @@ class OpenAIProvider(ApiProvider):
         return data if isinstance(data, dict) else {}
 
     def json_params(self) -> dict[str, Any]:
-        """The body fields that ask this server for the answer object (module doc)."""
+        """The body fields that ask this server for the answer object (module doc): the
+        reasoned one on the chat endpoint, the bare one through the completions scaffold."""
         dialect = self.dialect or OPENAI
         if dialect == LLAMA_CPP:
-            return {"grammar": modes.ANSWER_GRAMMAR}
+            return {"grammar": modes.REASONED_GRAMMAR if self.json_reasoned else modes.ANSWER_GRAMMAR}
+        regex = modes.REASONED_REGEX if self.json_reasoned else modes.ANSWER_REGEX
         if dialect == VLLM:
-            return {"structured_outputs": {"regex": modes.ANSWER_REGEX}}
+            return {"structured_outputs": {"regex": regex}}
         if dialect == VLLM_LEGACY:
-            return {"guided_regex": modes.ANSWER_REGEX}
+            return {"guided_regex": regex}
         # OpenAI, Ollama and the rest: the JSON schema, on either endpoint.
         return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": modes.SCHEMA_NAME, "schema": modes.ANSWER_SCHEMA, "strict": True}}}
+            "name": modes.SCHEMA_NAME, "schema": modes.REASONED_SCHEMA if self.json_reasoned else modes.ANSWER_SCHEMA,
+            "strict": True}}}
 
     def read_reply(self, body: bytes, mode: str) -> ApiResult:
         """A reply body, checked field by field (wire_openai): a reply that is none is a
@@ -305,13 +306,10 @@ class OpenAIProvider(ApiProvider):
         return self.sdk_failure(exc, self.sdk)
 
     async def finish(self, result: ApiResult, request: ApiRequest) -> ApiResult:
-        """A json reply on llama.cpp is the whole object (its start was prefilled). A numeric
-        logprobs reply from a tokenizer that writes numbers digit by digit: the
+        """A numeric logprobs reply from a tokenizer that writes numbers digit by digit: the
         chat endpoint cannot be asked to go on from a digit, so numeric log-probability
         elicitation is declined for this model, once and with one note; this reply and the
         later numeric prompts get the fallback (yes/no items keep their log-probabilities)."""
-        if result.mode == modes.JSON and self.dialect == LLAMA_CPP:
-            result.texts = [modes.with_start(text) for text in result.texts]
         if result.mode != modes.LOGPROBS or request.yes_no or not result.logprobs_of(0):
             return result
         positions = distribution.from_json(result.logprobs_of(0))

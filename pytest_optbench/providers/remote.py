@@ -197,6 +197,7 @@ class ApiProvider:
 
     provider = "api"
     max_n = 1  # samples one request may return
+    json_reasoned = False  # json mode asks for the reasoning before the number (modes.REASONED_SCHEMA)
 
     def __init__(self, model: str, base_url: str | None, api_key: str | None, timeout: float) -> None:
         self.model, self.base_url, self.timeout = model, base_url, timeout

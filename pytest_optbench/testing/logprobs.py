@@ -13,15 +13,21 @@ TOKEN_STYLES = ("whole", "digits", "gemma", "bpe", "sentencepiece", "bytes", "no
 FakePosition = tuple[str, float, list[tuple[str, float]]]
 
 
-def as_json(text: str) -> dict[str, Any]:
+FAKE_REASONING = "Judged from the scenario alone."
+
+
+def as_json(text: str, reasoned: bool = False) -> dict[str, Any]:
     """The answer a schema-following server would send: the number of a bare-number reply
-    ("65" -> 65, "0.25" -> 0.25, as a model that thinks in fractions writes it)."""
+    ("65" -> 65, "0.25" -> 0.25, as a model that thinks in fractions writes it), after a
+    reasoning where the schema asks for one."""
     stripped = text.strip().rstrip("%")
     try:
         number = float(stripped)
     except ValueError:
-        return {"probability": 50} if not stripped.startswith("{") else json.loads(text)
-    return {"probability": int(number) if number.is_integer() else number}
+        answer = {"probability": 50} if not stripped.startswith("{") else json.loads(text)
+    else:
+        answer = {"probability": int(number) if number.is_integer() else number}
+    return {"reasoning": FAKE_REASONING, **answer} if reasoned and "reasoning" not in answer else answer
 
 
 def fake_positions(text: str, style: str = "whole") -> list[FakePosition]:

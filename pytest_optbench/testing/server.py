@@ -281,7 +281,7 @@ class FakeAPI:
         tool = request.body.get("tool_choice")
         if isinstance(tool, dict) and tool.get("type") == "tool" and self.structured:
             content = [{"type": "tool_use", "id": "toolu_fake", "name": tool.get("name", "answer"),
-                        "input": as_json(text)}]
+                        "input": as_json(text, self._reasoned(request))}]
             stop = "tool_use"
         return self._reply(handler, "anthropic", {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": self.served_model or request.model,
@@ -309,7 +309,7 @@ class FakeAPI:
         else:
             text = self.answer(request, index)
             if self._structured(request):
-                text = json.dumps(as_json(text))
+                text = json.dumps(as_json(text, self._reasoned(request)))
             elif top and self.token_style != "none":
                 positions = fake_positions(text, self.token_style)
                 text = "".join(display(p[0]) for p in positions)
@@ -372,6 +372,14 @@ class FakeAPI:
         if self.server_kind == "ollama":
             return bool(schema and request.api == "openai")
         return bool(schema)
+
+    @staticmethod
+    def _reasoned(request: FakeRequest) -> bool:
+        """Does the requested shape (schema, grammar, regex or tool) put a reasoning first?"""
+        body = request.body
+        shapes = [body.get(name) for name in ("response_format", "grammar", "json_schema", "structured_outputs",
+                                              "guided_regex", "guided_json", "tools")]
+        return "reasoning" in json.dumps(shapes)  # the bare shapes never name one
 
     def _continued(self, request: FakeRequest) -> list[FakePosition]:
         """Digit positions of the model's distribution, after the digits the prompt ends with."""

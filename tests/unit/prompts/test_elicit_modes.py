@@ -110,6 +110,20 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
     ('{"probability": 1.5}', 1.5, "json"), ('{"probability": 100}', 100, "json"), ('{"probability": "65"}', None, "json"),
     # The grammar's fraction, which JSON cannot hold (SmolLM2 wrote it; forbidden, "1/2" became 100).
     (' {"probability": 1/2}', 50, "json"), ('{"probability": 1/100}', 1, "json"), ('{"probability": 3/2}', None, "json"),
+    # The grammar's percentage: the sign states the scale, so 1% is no longer ambiguous.
+    (' {"probability": 100%}', 100, "json"), ('{"probability": 1%}', 1, "json"), ('{"probability": 0.5%}', 0.5, "json"),
+    # The reasoned object of the chat endpoints, as SmolLM2 wrote it (issue 26).
+    ('{"reasoning": "The probability of passing the exam is 100%.", "probability": 100%}', 100, "json"),
+    (('{"reasoning": "The probability of the person not practicing with the app every week three months from now '
+     'is 1 - (1 - 3) = 1 - 2 = 1/2", "probability": 1/2}'), 50, "json"),
+    ('{"reasoning": "The answer is no, the answer is 273.15.", "probability": 273/100}', None, "json"),
+    ('{"reasoning": "Rain is likely.", "probability": 0.7}', 70, "json"),
+    # An object that says two things is no answer: Gemma through a chat template, SmolLM2's
+    # arithmetic, and the "100/1000" after "100%" that the percent sign now prevents.
+    ('{"reasoning": "100", "probability": 0.0100}', None, "json"),
+    ('{"reasoning": "The probability of rain is 1 - (1 - 0.1) = 0.999999999999999", "probability": 1.1111}', None, "json"),
+    ('{"reasoning": "The probability that it rains is 100%.", "probability": 100/1000}', None, "json"),
+    ('{"reasoning": "The probability that it rains is 100%.", "probability": 100}', 100, "json"),
     ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
@@ -129,7 +143,9 @@ def test_json_mode_sends_the_schema_and_reads_the_field(fake, make) -> None:
     [record] = run(make(server), [spec("json")])
     assert [a.value for a in record.answers] == [65, 65] and {a.mode for a in record.answers} == {"json"}
     body = server.requests[0].body
-    assert body["response_format"]["json_schema"]["schema"] == modes.ANSWER_SCHEMA
+    assert body["response_format"]["json_schema"]["schema"] == modes.REASONED_SCHEMA
+    assert list(modes.REASONED_SCHEMA["properties"]) == ["reasoning", "probability"]  # the reasoning first
+    assert json.loads(record.answers[0].raw)["reasoning"]
 
 
 SHAPES = {  # server -> (kind, vLLM version, the body fields that carry the answer's shape)
@@ -161,24 +177,29 @@ def test_json_mode_asks_each_server_in_its_own_words(fake, make, server_name: st
     assert {(a.value, a.mode) for a in answers} == {(25, "json")}
     assert all(SHAPE_FIELDS & set(b) == fields for b in bodies)
     body = bodies[0]
-    if "grammar" in fields and provider == "openai":  # chat: the start prefilled, the grammar for the rest
-        assert body["grammar"] == modes.ANSWER_TAIL_GRAMMAR
-        assert body["messages"][-1] == {"role": "assistant", "content": modes.JSON_START}
-    elif "grammar" in fields:
-        assert body["grammar"] == modes.ANSWER_GRAMMAR and body["prompt"].endswith(CUE)
+    # Chat: the reasoning, then the number; the completions scaffold: the bare object of its examples.
+    chat = provider == "openai"
+    if chat:
+        assert body["messages"][-1]["role"] == "user"  # nothing prefilled
+    if "grammar" in fields:
+        assert body["grammar"] == (modes.REASONED_GRAMMAR if chat else modes.ANSWER_GRAMMAR)
+        assert chat or body["prompt"].endswith(CUE)
     elif "structured_outputs" in fields:
-        assert body["structured_outputs"] == {"regex": modes.ANSWER_REGEX}
+        assert body["structured_outputs"] == {"regex": modes.REASONED_REGEX if chat else modes.ANSWER_REGEX}
     elif "guided_regex" in fields:
-        assert body["guided_regex"] == modes.ANSWER_REGEX
+        assert body["guided_regex"] == (modes.REASONED_REGEX if chat else modes.ANSWER_REGEX)
     else:
-        assert body["response_format"]["json_schema"]["schema"] == modes.ANSWER_SCHEMA
+        assert body["response_format"]["json_schema"]["schema"] == (
+            modes.REASONED_SCHEMA if chat else modes.ANSWER_SCHEMA)
     if kind != "openai":
         assert len([n for n in elicitor.provider.notes if "json answers are constrained" in n]) == 1
 
 
-def test_json_mode_gets_enough_tokens_for_the_object(fake, make, tmp_path) -> None:
+@pytest.mark.parametrize(("provider_class", "least"), [(OpenAIProvider, modes.REASONED_MIN_TOKENS),
+                                                      (CompletionsProvider, modes.JSON_MIN_TOKENS)])
+def test_json_mode_gets_enough_tokens_for_the_object(fake, tmp_path, provider_class, least: int) -> None:
     server = fake(server_kind="llama.cpp")
-    model = OpenAIProvider("fake", base_url=server.openai_url, env=ENV, timeout=5)
+    model = provider_class("fake", base_url=server.openai_url, env=ENV, timeout=5)
     settings = EngineSettings(concurrency=1, max_retries=0, run_id="r", max_tokens=8)
     elicitor = ApiElicitor(model, ResponseStore(tmp_path / "tokens.sqlite"), settings)
     try:
@@ -187,14 +208,40 @@ def test_json_mode_gets_enough_tokens_for_the_object(fake, make, tmp_path) -> No
         elicitor.close()
         elicitor.store.close()
     limits = sorted(r.body["max_tokens"] for r in server.requests)
-    assert limits == [8, modes.JSON_MIN_TOKENS]  # two samples a request
+    assert limits == [8, least]  # two samples a request
 
 
-def test_a_prefilled_reply_is_read_as_the_whole_object() -> None:
-    assert modes.with_start(' 0.25}') == '{"probability": 0.25}'
-    assert modes.with_start('{"probability": 7}') == '{"probability": 7}'  # llama.cpp returns the start too
-    assert modes.json_value(modes.with_start("0.0000}")) == (0.0, None)
-    assert modes.ANSWER_TAIL_GRAMMAR.startswith('root ::= " "? number "}"') and "number ::=" in modes.ANSWER_TAIL_GRAMMAR
+def test_a_reasoned_answer_has_a_store_key_of_its_own(tmp_path) -> None:
+    # A bare json answer stored by an earlier release is another elicitation: not reused.
+    keys = []
+    for provider_class in (OpenAIProvider, CompletionsProvider):
+        model = provider_class("fake", base_url="http://127.0.0.1:9/v1", env=ENV, timeout=5)
+        elicitor = ApiElicitor(model, ResponseStore(tmp_path / f"{provider_class.__name__}.sqlite"),
+                               EngineSettings(concurrency=1, max_retries=0, run_id="r"))
+        try:
+            keys.append(elicitor._store_mode("json"))
+        finally:
+            elicitor.close()
+            elicitor.store.close()
+    assert keys == [modes.REASONED_STORE_MODE, modes.STORE_MODES["json"]]
+
+
+def test_the_reasoned_grammar_holds_one_line_of_reasoning_then_the_number() -> None:
+    # SmolLM2's replies under the reasoned grammar (issue 26); the regex (vLLM) is the
+    # grammar's twin (llama.cpp).
+    pattern = re.compile(modes.REASONED_REGEX)
+    for reply in ('{"reasoning": "The probability of passing the exam is 100%.", "probability": 100%}',
+                  '{"reasoning": "", "probability": 0.0000}', '{"reasoning": "Egypt", "probability": 0.0000%}',
+                  '{"reasoning": "1 - (1 - 3) = 1/2", "probability": 1/2}', '{"reasoning": "x", "probability": 37.5}',
+                  '{"reasoning": "' + "0" * modes.REASONING_CHARS + '", "probability": 0}'):
+        assert pattern.fullmatch(reply), reply
+    for reply in ('{"reasoning": "a\nb", "probability": 5}', '{"reasoning": "say \\"hi\\"", "probability": 5}',
+                  '{"reasoning": "x",\n "probability": 5}', '{"probability": 5}', '{"reasoning": "x", "probability": 101}',
+                  '{"reasoning": "' + "0" * (modes.REASONING_CHARS + 1) + '", "probability": 0}'):
+        assert not pattern.fullmatch(reply), reply
+    grammar = modes.REASONED_GRAMMAR
+    assert grammar.startswith('root ::= "{\\"reasoning\\": \\"" reasoning "\\", \\"probability\\": " number "}"')
+    assert f"{{0,{modes.REASONING_CHARS}}}" in grammar and "space" not in grammar
 
 
 def test_the_answer_grammar_leaves_no_room_for_whitespace() -> None:
@@ -205,7 +252,7 @@ def test_the_answer_grammar_leaves_no_room_for_whitespace() -> None:
     for reply in ('{"probability": 0.25}', '{"probability": 0.9999}', '{"probability": 0.5000}',
                   '{"probability": 100}', '{"probability": 7}', '{"probability": 37.5}', '{"probability": 0}',
                   # SmolLM2 through the scaffold, unconstrained: " {" after "Answer:", and fractions
-                  ' {"probability": 100}', ' {"probability": 1/2}', ' {"probability": 1/100}'):
+                  ' {"probability": 100}', ' {"probability": 1/2}', ' {"probability": 1/100}', ' {"probability": 25%}'):
         assert pattern.fullmatch(reply), reply
     for reply in ('{\n  "probability": 0\n}', '{\n \t \t \t \t', '{"probability": 101}', '{"probability": 0.12345}',
                   '{"probability":0.25}', '{"probability": 05}'):
@@ -243,7 +290,7 @@ def test_anthropic_json_mode_forces_a_tool(fake, make) -> None:
     assert {(a.value, a.mode) for a in record.answers} == {(42, "json")}
     body = server.requests[0].body
     assert body["tool_choice"] == {"type": "tool", "name": "answer"}
-    assert body["tools"][0]["input_schema"] == modes.ANSWER_SCHEMA
+    assert body["tools"][0]["input_schema"] == modes.REASONED_SCHEMA
     fraction = fake(answer=lambda request, index: "0.25")  # a model that thinks in fractions
     [record] = run(make(fraction, "anthropic"), [spec("json", 1)])
     assert {(a.value, a.mode) for a in record.answers} == {(25, "json")}
