@@ -100,17 +100,22 @@ def prefix_request(model: local_models.LocalModel, endpoint: str, system: str, u
     if endpoint == "completions":
         prompt = completions.scaffold(system, user, mode=modes.JSON) + start
         return {"path": "/v1/completions", "body": {"model": model.alias, "prompt": prompt, "temperature": 0,
-                                                    "max_tokens": 12, "stop": ["}", "\n"]}}
+                                                    "max_tokens": 24, "stop": ["}", "\n"]}}
     return {"path": "/v1/chat/completions", "body": {  # llama.cpp continues a final assistant message
-        "model": model.alias, "temperature": 0, "max_tokens": 12, "stop": ["}", "\n"],
+        "model": model.alias, "temperature": 0, "max_tokens": 24, "stop": ["}", "\n"],
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": user},
                      {"role": "assistant", "content": start}]}}
 
 
 def prefix_value(continuation: str) -> float | None:
-    """The number the model wrote after the prefix, on the schema's scale (None: not a number)."""
+    """The number the model wrote after the prefix, on the schema's scale (None: not a number).
+    Unconstrained after a reasoning, a model may quote it ("100%", "The answer is 100%."):
+    that string is read by the text rules."""
     text = continuation.split(FIELD, 1)[1] if FIELD in continuation else continuation
     # (llama.cpp's chat reply repeats the prefilled start)
+    if text.lstrip().startswith('"'):
+        quoted = text.lstrip()[1:].split('"')[0]
+        return parse_answer(quoted).value
     text = text.split("}")[0].strip().rstrip(",")
     reading = modes.json_value(PREFIX + " " + text + "}")
     return reading[0] if reading else None

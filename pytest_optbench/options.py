@@ -228,7 +228,7 @@ def add_options(parser: pytest.Parser) -> None:
                           "each 429)")
     engine.addoption("--max-tokens", dest="optbench_max_tokens", type=_max_tokens, metavar="N",
                      help="token limit per answer (default 256 for API models, 4,096 for reasoning "
-                          "models; logprobs mode sends at most 8, json mode at least 32)")
+                          "models; logprobs mode sends at most 8, json mode at least 32, 232 on chat endpoints)")
     engine.addoption("--optbench-retries", dest="optbench_retries", type=_retries, default=6, metavar="N",
                      help="retries of a failed request that can succeed (429, 5xx, timeout; default 6)")
     engine.addoption("--optbench-timeout", dest="optbench_timeout", type=_seconds, default=60.0,

@@ -22,9 +22,11 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 from ..prompts import modes
+from . import distribution
 from .extract import events, lexer, quantities, reader
 from .extract.rules import rule
 
@@ -102,7 +104,20 @@ def json_answer(text: str, question: str | None = None) -> Parsed | None:
         said = parse_answer(reasoning, question=question).value
         if said is not None and abs(said - value) > 0.5:
             return Parsed(None, f"{REASONING_CONFLICT} ({said:g} against {value:g})")
+        side = _opening_yes_no(reasoning)
+        # "No, mercury is not a liquid ...", then 100: a confidence in "no", or P(yes)? Declined.
+        if side is not None and (value < 50 if side == "yes" else value > 50):
+            return Parsed(None, f"{REASONING_CONFLICT} ({side} against {value:g})")
     return Parsed(value, reason)
+
+
+def _opening_yes_no(reasoning: str) -> str | None:
+    """"yes" or "no" when the reasoning opens with that word ("No, ...", "The answer is yes")."""
+    words = re.findall(r"\w+", reasoning[:80].lower())[:5]
+    if words[:3] == ["the", "answer", "is"]:
+        words = words[3:]
+    first = words[0] if words and words[0] not in ("y", "n") else ""  # "N/A" is no "no"
+    return "yes" if first in distribution.YES_WORDS else "no" if first in distribution.NO_WORDS else None
 
 
 # Reading is pure and ``Parsed`` immutable, so short replies, which repeat ("65" for many

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_optbench.answers.parse import REASONS, Parsed, parse_answer
+from pytest_optbench.answers.parse import REASONING_CONFLICT, REASONS, Parsed, json_answer, parse_answer
 from pytest_optbench.providers.sim import _STYLES
 
 Q_PASS = ("A person is learning to drive.\n\nWhat is the probability that the person passes "
@@ -905,3 +905,13 @@ def test_reading_never_changes_a_shared_token() -> None:
         prepared = lexer.prepare(lexer.cap(text))
         if len(prepared) <= lexer.SHORT_TEXT:
             assert list(lexer._short_tokens(prepared)) == lexer.tokenize(prepared), text
+
+
+def test_a_json_answer_that_says_two_things_is_no_answer() -> None:
+    # Gemma 3 through a chat template it does not know (issue 26): a reasoning of "100", then 0.01.
+    declined = json_answer('{"reasoning": "100", "probability": 0.0100}', "Is Lima farther west than Miami?")
+    assert declined is not None and declined.value is None
+    assert declined.reason == f"{REASONING_CONFLICT} (100 against 1)"
+    kept = json_answer('{"reasoning": "Lima lies west of Miami.", "probability": 95}', "Is Lima farther west than Miami?")
+    assert kept is not None and kept.value == 95
+    assert json_answer("About 65%.") is None  # no answer object: the text rules read it

@@ -124,6 +124,15 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
     ('{"reasoning": "The probability of rain is 1 - (1 - 0.1) = 0.999999999999999", "probability": 1.1111}', None, "json"),
     ('{"reasoning": "The probability that it rains is 100%.", "probability": 100/1000}', None, "json"),
     ('{"reasoning": "The probability that it rains is 100%.", "probability": 100}', 100, "json"),
+    # A reasoning that answers yes or no, then a number on the other side: P(yes), or a
+    # confidence in the "no"? (SmolLM2 on known answers; Gemma's bare "yes", then 0.)
+    ('{"reasoning": "No, mercury is not a liquid at room temperature. It is a solid.", "probability": 100}', None,
+     "json"),
+    ('{"reasoning": "The answer is no, helium does not have a higher boiling point.", "probability": 100%}', None,
+     "json"),
+    ('{"reasoning": "yes", "probability": 0.0000}', None, "json"),
+    ('{"reasoning": "Yes, it usually rains in April.", "probability": 80}', 80, "json"),
+    ('{"reasoning": "N/A without more data; about even.", "probability": 60}', 60, "json"),
     ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
