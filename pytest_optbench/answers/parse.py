@@ -111,13 +111,18 @@ def json_answer(text: str, question: str | None = None) -> Parsed | None:
     return Parsed(value, reason)
 
 
+# Yes or no as a word of its own at the start: "No, ...", "Yes.", "The answer is no" (not
+# "No doubt it will rain", "No one knows").
+_OPENING_WORD = re.compile(r"\W*(?:the answer is\s+)?(\w+)\s*(?:[,.!;:，。！、]|$)", re.IGNORECASE)
+
+
 def _opening_yes_no(reasoning: str) -> str | None:
-    """"yes" or "no" when the reasoning opens with that word ("No, ...", "The answer is yes")."""
-    words = re.findall(r"\w+", reasoning[:80].lower())[:5]
-    if words[:3] == ["the", "answer", "is"]:
-        words = words[3:]
-    first = words[0] if words and words[0] not in ("y", "n") else ""  # "N/A" is no "no"
-    return "yes" if first in distribution.YES_WORDS else "no" if first in distribution.NO_WORDS else None
+    """"yes" or "no" when the reasoning opens with that answer (_OPENING_WORD)."""
+    match = _OPENING_WORD.match(reasoning[:80])
+    word = match.group(1).lower() if match else ""
+    if len(word) == 1 and word.isascii():  # "N/A", "Y." are no answers
+        return None
+    return "yes" if word in distribution.YES_WORDS else "no" if word in distribution.NO_WORDS else None
 
 
 # Reading is pure and ``Parsed`` immutable, so short replies, which repeat ("65" for many

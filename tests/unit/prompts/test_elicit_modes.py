@@ -133,6 +133,7 @@ def test_a_bad_mode_names_file_item_and_key() -> None:
     ('{"reasoning": "yes", "probability": 0.0000}', None, "json"),
     ('{"reasoning": "Yes, it usually rains in April.", "probability": 80}', 80, "json"),
     ('{"reasoning": "N/A without more data; about even.", "probability": 60}', 60, "json"),
+    ('{"reasoning": "No doubt it rains in April.", "probability": 90}', 90, "json"),
     ('{"probability": 250}', None, "json"), ('{"answer": 65}', 65, "text"), ('{"p": true}', None, "text"),
     ("I think about 65%.", 65, "text"),  # prose: the server ignored the schema; the extractor reads it
     ("Born in 1990, aged 34.", None, "text"),
