@@ -915,3 +915,14 @@ def test_a_json_answer_that_says_two_things_is_no_answer() -> None:
     kept = json_answer('{"reasoning": "Lima lies west of Miami.", "probability": 95}', "Is Lima farther west than Miami?")
     assert kept is not None and kept.value == 95
     assert json_answer("About 65%.") is None  # no answer object: the text rules read it
+
+
+@given(reasoning=st.text(max_size=120), number=st.one_of(st.integers(-5, 250), st.floats(allow_nan=True)),
+       sign=st.sampled_from(["", "%"]))
+@settings(max_examples=200, deadline=None)
+def test_a_reasoned_json_answer_is_on_the_scale_or_declined(reasoning: str, number: float, sign: str) -> None:
+    raw = '{"reasoning": ' + json.dumps(reasoning) + f', "probability": {number}{sign}' + "}"
+    read = json_answer(raw, "Will it rain tomorrow?")
+    assert read is None or (read.value is None) == bool(read.reason)
+    if read is not None and read.value is not None:
+        assert 0 <= read.value <= 100
