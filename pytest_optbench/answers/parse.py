@@ -98,8 +98,7 @@ def json_answer(text: str, question: str | None = None) -> Parsed | None:
     strict = modes.json_value(text)
     if strict is None:
         return None
-    value, reason = strict
-    reasoning = modes.reasoning_of(text) if value is not None else None
+    value, reason, reasoning = strict
     if reasoning and value is not None:
         said = parse_answer(reasoning, question=question).value
         if said is not None and abs(said - value) > 0.5:

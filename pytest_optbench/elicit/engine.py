@@ -304,16 +304,12 @@ class ApiElicitor:
         if spec.mode == modes.LOGPROBS:
             return min(self.max_tokens or modes.LOGPROBS_MAX_TOKENS, modes.LOGPROBS_MAX_TOKENS)
         if spec.mode == modes.JSON and self.max_tokens is not None:
-            return max(self.max_tokens, modes.REASONED_MIN_TOKENS if self._reasoned else modes.JSON_MIN_TOKENS)
+            return max(self.max_tokens, modes.REASONED_MIN_TOKENS if self.provider.json_reasoned else modes.JSON_MIN_TOKENS)
         return self.max_tokens
 
-    @property
-    def _reasoned(self) -> bool:
-        """json mode asks this provider for the reasoning first (a plain model: no)."""
-        return bool(getattr(self.provider, "json_reasoned", False))
-
     def _store_mode(self, mode: str) -> str:
-        return modes.REASONED_STORE_MODE if mode == modes.JSON and self._reasoned else modes.STORE_MODES[mode]
+        reasoned = mode == modes.JSON and self.provider.json_reasoned
+        return modes.REASONED_STORE_MODE if reasoned else modes.STORE_MODES[mode]
 
     def owns(self, key: str) -> bool:
         """Which xdist worker asks for a prompt: the balanced shares of ``share_out`` for the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 TEXT, JSON, LOGPROBS = "text", "json", "logprobs"
 MODES = (TEXT, JSON, LOGPROBS)
@@ -108,9 +108,18 @@ JSON_AMBIGUOUS = "JSON answer's 'probability' is exactly 1: 1% or certainty, amb
 YES_NO_RULE = "Answer with yes or no and nothing else."
 
 
-def json_value(text: str) -> tuple[float | None, str | None] | None:
-    """Strict reading of a json-mode reply, bare or reasoned: (value, None), (None, reason),
-    or None when the reply is not a JSON answer object at all (then the text extractor reads it)."""
+class JsonReading(NamedTuple):
+    """A json-mode reply read strictly: ``value`` on 0-100, or ``reason`` why not; the
+    ``reasoning`` a reasoned object gives before its number (None: a bare object)."""
+
+    value: float | None
+    reason: str | None
+    reasoning: str | None = None
+
+
+def json_value(text: str) -> JsonReading | None:
+    """Strict reading of a json-mode reply, bare or reasoned, or None when the reply is not
+    a JSON answer object at all (then the text extractor reads it)."""
     stripped = text.strip()
     if stripped.startswith("```"):  # a fenced object is still the object
         stripped = stripped.strip("`").removeprefix("json").strip()
@@ -124,35 +133,25 @@ def json_value(text: str) -> tuple[float | None, str | None] | None:
         # Not the schema's object (a server that ignored it may send {"answer": 65}): the
         # text extractor reads it, with its own rules for JSON replies.
         return None
+    reasoning = data.get(REASONING_FIELD)
+    reasoning = reasoning if isinstance(reasoning, str) else None
     value = data[ANSWER_FIELD]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None, f"{JSON_BAD_FIELD} (got {type(value).__name__})"
-    return json_number(float(value))
+        return JsonReading(None, f"{JSON_BAD_FIELD} (got {type(value).__name__})", reasoning)
+    return JsonReading(*json_number(float(value)), reasoning)
 
 
-def _beyond_json(text: str) -> tuple[float | None, str | None] | None:
+def _beyond_json(text: str) -> JsonReading | None:
     """The grammars' fraction and percentage (_BEYOND_JSON); None for anything else."""
     match = _BEYOND_JSON.fullmatch(text)
     if match is None:
         return None
-    _reasoning, top, bottom, percent = match.groups()
+    reasoning, top, bottom, percent = match.groups()
     if percent is not None:  # the sign states the scale: 1% is 1 %, 0.5% half a per cent
-        return float(percent), None
+        return JsonReading(float(percent), None, reasoning)
     if int(bottom) == 0 or int(top) > int(bottom):
-        return None, f"{JSON_BAD_FIELD} (got {top}/{bottom})"
-    return round(100 * int(top) / int(bottom), 6), None
-
-
-def reasoning_of(text: str) -> str | None:
-    """The reasoning a reasoned json-mode reply gives before its number (None: none)."""
-    stripped = text.strip()
-    try:
-        data = json.loads(stripped)
-    except (ValueError, RecursionError):
-        match = _BEYOND_JSON.fullmatch(stripped)
-        return match.group(1) if match else None
-    reasoning = data.get(REASONING_FIELD) if isinstance(data, dict) else None
-    return reasoning if isinstance(reasoning, str) else None
+        return JsonReading(None, f"{JSON_BAD_FIELD} (got {top}/{bottom})", reasoning)
+    return JsonReading(round(100 * int(top) / int(bottom), 6), None, reasoning)
 
 
 def json_number(number: float) -> tuple[float | None, str | None]:
