@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -44,14 +45,27 @@ ECE_NULL_DRAWS = 2_000  # enough for the 95% quantile of the calibrated-model EC
 _SE = "\x1fse:"  # key prefix of the per-resample standard errors
 
 
+def _spread(r: float) -> float:
+    return r * (1 - r)
+
+
+def _same(r: float) -> float:
+    return r
+
+
+def _climatology_oos(b: float, r: float) -> float:
+    return b * b + r * (1 - 2 * b)
+
+
 def _base_rate_metrics(base_rate: float | None) -> dict[str, tuple[Callable[[float], float], tuple[float, ...]]]:
-    spread = (lambda r: r * (1 - r), (0.5,))
+    # Functions of the module (not lambdas): the confidences travel to another process
+    # (session/spare.py) by pickle.
+    spread = (_spread, (0.5,))
     out: dict[str, tuple[Callable[[float], float], tuple[float, ...]]] = {
-        "climatology_brier": spread, "uncertainty": spread, "shrinkage_b": (lambda r: r, ()),
+        "climatology_brier": spread, "uncertainty": spread, "shrinkage_b": (_same, ()),
     }
     if base_rate is not None:
-        b = float(base_rate)
-        out["climatology_brier_oos"] = (lambda r: b * b + r * (1 - 2 * b), ())
+        out["climatology_brier_oos"] = (functools.partial(_climatology_oos, float(base_rate)), ())
     return out
 
 

@@ -104,12 +104,21 @@ def rate_confidence(hits: Sequence[float] | np.ndarray, checks: Sequence[float] 
     if rate.clusters < 2:
         return BetaConfidence(rate.estimate, rate.hits, rate.checks, CLOPPER_PEARSON + " (one item: clustering not estimable)")
 
-    def family(confidence: float) -> Interval:
-        n = rate.effective_trials(confidence)
-        beta = _beta_interval(rate.estimate * n, n, confidence)
-        return Interval(beta.low, beta.high, CLUSTERED)
+    return ClusteredRateConfidence(rate.estimate, _KornGraubard(rate), CLUSTERED, rate)
 
-    return ClusteredRateConfidence(rate.estimate, family, CLUSTERED, rate)
+
+# The interval families are callables of the module, not closures: confidences travel to
+# another process by pickle (session/spare.py).
+@dataclass(frozen=True)
+class _KornGraubard:
+    """Korn-Graubard's interval of a clustered rate at any confidence."""
+
+    rate: ClusteredRate
+
+    def __call__(self, confidence: float) -> Interval:
+        n = self.rate.effective_trials(confidence)
+        beta = _beta_interval(self.rate.estimate * n, n, confidence)
+        return Interval(beta.low, beta.high, CLUSTERED)
 
 
 @dataclass(frozen=True)
@@ -143,13 +152,24 @@ def base_rate_confidence(successes: float, trials: float, g: Callable[[float], f
     if trials <= 0:
         return NoConfidence()
 
-    def family(confidence: float) -> Interval:
-        wilson = wilson_interval(successes, trials, confidence)
-        points = [wilson.low, wilson.high, *(c for c in critical if wilson.low <= c <= wilson.high)]
-        values = [g(x) for x in points]
-        return Interval(min(values), max(values), method)
+    return IntervalFamily(g(successes / trials), _WilsonImage(successes, trials, g, tuple(critical), method), method)
 
-    return IntervalFamily(g(successes / trials), family, method)
+
+@dataclass(frozen=True)
+class _WilsonImage:
+    """The image under g of the base rate's Wilson interval, at any confidence."""
+
+    successes: float
+    trials: float
+    g: Callable[[float], float]
+    critical: tuple[float, ...]
+    method: str
+
+    def __call__(self, confidence: float) -> Interval:
+        wilson = wilson_interval(self.successes, self.trials, confidence)
+        points = [wilson.low, wilson.high, *(c for c in self.critical if wilson.low <= c <= wilson.high)]
+        values = [self.g(x) for x in points]
+        return Interval(min(values), max(values), self.method)
 
 
 # --------------------------------------------------------------------------- changes

@@ -11,7 +11,7 @@ import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -190,23 +190,35 @@ class _Group:
         return self.make(metric, value, cd.interval(), total, confidence=cd, **kw)
 
 
-def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = AggregateOptions()) -> list[Aggregate]:
-    """Every metric this version computes, for every suite x condition that has records."""
+Suites = list[tuple[str, dict[str, list[ItemRecord]], list["_Group"]]]
+
+
+def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = AggregateOptions(),
+              pool: Executor | None = None, ahead: SuitesAhead | None = None) -> list[Aggregate]:
+    """Every metric this version computes, for every suite x condition that has records.
+    ``pool``: processes that score whole suites beside this one; ``ahead``: the suites
+    given to them while the items ran. The aggregates are the same either way."""
     by_suite: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_suite[record.suite].append(record)
-    suites: list[tuple[str, dict[str, list[ItemRecord]], list[_Group]]] = []
+    suites: Suites = []
     for suite in sorted(by_suite):
-        by_condition: dict[str, list[ItemRecord]] = defaultdict(list)
-        for record in by_suite[suite]:
-            by_condition[record.condition].append(record)
+        by_condition = _by_condition(by_suite[suite])
         suites.append((suite, by_condition, [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]))
     with ordinary_pages():
+        if pool is not None and len(suites) > 1:
+            return _shared_suites(suites, options, pool, ahead)
         return _aggregate_suites(suites, options)
 
 
-def _aggregate_suites(suites: list[tuple[str, dict[str, list[ItemRecord]], list[_Group]]],
-                      options: AggregateOptions) -> list[Aggregate]:
+def _by_condition(records: Iterable[ItemRecord]) -> dict[str, list[ItemRecord]]:
+    by_condition: dict[str, list[ItemRecord]] = defaultdict(list)
+    for record in records:
+        by_condition[record.condition].append(record)
+    return by_condition
+
+
+def _aggregate_suites(suites: Suites, options: AggregateOptions) -> list[Aggregate]:
     out: list[Aggregate] = []
     # The binary families run in one worker thread beside the rest, which is most of a second
     # core's work: their matrix products and draws release the GIL. Each family has its own
@@ -225,6 +237,75 @@ def _aggregate_suites(suites: list[tuple[str, dict[str, list[ItemRecord]], list[
     finally:
         pool.shutdown(cancel_futures=True)
     return out
+
+
+def suite_aggregates(suite: str, by_condition: dict[str, list[ItemRecord]], options: AggregateOptions) -> list[Aggregate]:
+    """One suite's aggregates, in their usual order (also in a pool's process)."""
+    with ordinary_pages():
+        groups = [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]
+        return _aggregate_suites([(suite, by_condition, groups)], options)
+
+
+def _shared_suites(suites: Suites, options: AggregateOptions, pool: Executor, ahead: SuitesAhead | None) -> list[Aggregate]:
+    """The pool scores suites from the last backwards (after those given to it ahead) while
+    this process scores them from the first, taking back each one the pool has not started
+    and leaving it those it has. Every family's generator is its own, so each suite's
+    aggregates are the same whoever computes them."""
+    ahead = ahead if ahead is not None and ahead.options == options else None
+    futures: list[Future[list[Aggregate]] | None] = [
+        ahead.ready(suite, [r for c in sorted(by_condition) for r in by_condition[c]]) if ahead else None
+        for suite, by_condition, _ in suites]
+    for i in reversed(range(len(suites))):
+        if futures[i] is None:
+            futures[i] = pool.submit(suite_aggregates, suites[i][0], dict(suites[i][1]), options)
+    done: dict[int, list[Aggregate]] = {}
+    for i, (suite, by_condition, groups) in enumerate(suites):
+        if futures[i].cancel():  # type: ignore[union-attr]
+            done[i] = _aggregate_suites([(suite, by_condition, groups)], options)
+    out: list[Aggregate] = []
+    for i, (suite, by_condition, groups) in enumerate(suites):
+        if i not in done:
+            try:
+                done[i] = futures[i].result()  # type: ignore[union-attr]
+            except Exception:  # noqa: BLE001 - a broken pool: scored here
+                done[i] = _aggregate_suites([(suite, by_condition, groups)], options)
+        out.extend(done.pop(i))
+    return out
+
+
+class SuitesAhead:
+    """Suites given to a pool as soon as their last record is in (a serial run knows each
+    suite's items), so that it scores them while the last items run. ``aggregate`` takes a
+    suite's aggregates from here only if its records are still the same objects, in the
+    same order."""
+
+    def __init__(self, pool: Executor, items_per_suite: Mapping[str, int], options: AggregateOptions) -> None:
+        self.pool, self.options = pool, options
+        self._left = dict(items_per_suite)
+        self._given: dict[str, tuple[list[int], Future[list[Aggregate]]]] = {}
+
+    def add(self, record: ItemRecord, records: Mapping[tuple[str, str, str], ItemRecord]) -> None:
+        """``record`` has just been added to ``records`` (by key)."""
+        left = self._left.get(record.suite)
+        if left is None:
+            return
+        self._left[record.suite] = left - 1
+        if left == 1:
+            mine = [records[k] for k in sorted(k for k in records if k[0] == record.suite)]
+            by_condition = _by_condition(mine)
+            ordered = [r for c in sorted(by_condition) for r in by_condition[c]]
+            future = self.pool.submit(suite_aggregates, record.suite, by_condition, self.options)
+            self._given[record.suite] = ([id(r) for r in ordered], future)
+
+    def ready(self, suite: str, records: Sequence[ItemRecord]) -> Future[list[Aggregate]] | None:
+        """The pool's work on ``suite``, if it was given exactly these ``records``."""
+        given = self._given.pop(suite, None)
+        if given is None:
+            return None
+        if given[0] != [id(r) for r in records]:
+            given[1].cancel()
+            return None
+        return given[1]
 
 
 # --------------------------------------------------------------------------- every kind
