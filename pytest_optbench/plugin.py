@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 
 from .options import add_options, read_options
 from .session.controller import CONTROLLER_KEY, ControllerSession, is_controller
+from .session.spare import session_pool, start_pool, stop_pool, warm
 from .session.worker import (
     NO_CLI_MODEL_REASON,
     NO_MODEL_REASON,
@@ -152,6 +154,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     worker = config.stash.get(WORKER_KEY, None)
     if worker is not None:
         worker.close()
+    stop_pool(config)
     _SESSIONS -= 1
     if _SESSIONS > 0:  # a session run inside another (pytester): the process goes on, so does its collector
         gc.unfreeze()
@@ -224,8 +227,18 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
     """On every process that runs items (serial run, each xdist worker): prefetch first."""
     worker = session.config.stash.get(WORKER_KEY, None)
     if worker is not None and worker.items and not session.config.option.collectonly:
-        worker.prefetch(not worker.answer_source(worker.items[0]).cli)
-    return (yield)
+        pool = start_pool(session.config, len(worker.items))
+        worker.prefetch(not worker.answer_source(worker.items[0]).cli, pool)
+        if pool is not None:
+            warm(pool)
+            controller = session.config.stash.get(CONTROLLER_KEY, None)
+            if controller is not None:  # a serial run: this process scores too
+                controller.score_ahead(pool, Counter(item.suite.id for item in worker.items))
+    try:
+        return (yield)
+    finally:
+        if worker is not None:
+            worker.items_done()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -312,7 +325,7 @@ class ControllerHooks:
             raise pytest.UsageError(self.controller.facts.language_error)
         if self.controller.is_idle():
             return result  # not an audit: nothing to score, gate or write
-        outcome = self.controller.finish()
+        outcome = self.controller.finish(session_pool(session.config))
         if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
         if self.controller.write_outputs(outcome) or self.controller.failed():

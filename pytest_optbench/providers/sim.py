@@ -203,6 +203,10 @@ class SimulatedModel:
         self.name = f"sim:{profile_spec}"
         self._memo: dict[Any, tuple[float, float, float]] = {}  # prompt meta -> _prompt_values
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to a pool process (elicit/ahead.py) without its memo: a cache, rebuilt there.
+        return {**self.__dict__, "_memo": {}}
+
     # -- what the item kinds' answer hooks read (kinds/base.py: Simulator) -------------------
 
     def parameter(self, name: str, default: float = 0.0) -> float:

@@ -22,6 +22,7 @@ from ..records.item import ItemRecord
 from ..suite.checks import marker_near_miss, near_miss_sentence, unused_fields, unused_sentences
 from ..suite.load import Condition, Item, Suite, SuiteError, load_suite
 from ..text.yaml_input import yaml_encoding
+from .spare import expect_items
 from .worker import NO_MODEL_REASON, WORKER_KEY, get_worker
 
 SUITE_SUFFIXES = (".yaml", ".yml")
@@ -123,6 +124,8 @@ class SuiteFile(pytest.File):
             raise self.CollectError("\n".join(f"{u} (an error under --optbench-strict)." for u in unused))
         run.facts.unused_fields.extend(u for u in unused if u not in run.facts.unused_fields)
         run.note_suite(suite, len(suite.items) * len(suite.conditions))
+        if run.wants_language(suite.language):
+            expect_items(self.config, len(suite.items) * len(suite.conditions))
         cases = [(item, condition, self._render(suite, item, condition, run.options.settings))
                  for item in suite.items for condition in suite.conditions]
         # Every prompt of the suite, selected or not: the hash names the suite's prompts, so a

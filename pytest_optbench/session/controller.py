@@ -8,7 +8,8 @@ to it on the test reports. Scoring and report modules are imported when the run 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from ..text.display import one_line, printable
 
 if TYPE_CHECKING:
     from ..records.item import ItemRecord
+    from ..scoring.aggregate import AggregateOptions, SuitesAhead
     from ..scoring.cost import Prices
     from ..scoring.gates.enforcement import Policy, RunWarning
     from ..scoring.gates.evaluate import Verdict
@@ -54,6 +56,24 @@ class ControllerSession:
         self.pending: dict[tuple[str, str, str], ItemRecord] = {}  # answers still in open provider batches
         self.extra: dict[str, Any] = {}  # more sections of the report's run metadata (shard, merge)
         self.prices: Prices | None = None  # --optbench-prices: the run's cost in money
+        self.suites_ahead: SuitesAhead | None = None  # suites scored by a pool while items run
+
+    def score_ahead(self, pool: Executor, items_per_suite: Mapping[str, int]) -> None:
+        """A serial run with a pool (session/spare.py): each suite goes to the pool to be
+        scored as soon as all its items have reported."""
+        from ..scoring.aggregate import SuitesAhead
+
+        self.suites_ahead = SuitesAhead(pool, items_per_suite, self.aggregate_options())
+
+    def aggregate_options(self) -> AggregateOptions:
+        from ..scoring.aggregate import AggregateOptions
+
+        tolerances: dict[str, tuple[float, ...]] = {}
+        for gate in self.gates:
+            if gate.tolerance is not None:
+                tolerances[gate.metric] = (*tolerances.get(gate.metric, ()), gate.tolerance)
+        return AggregateOptions(self.options.keep_fifty, self.options.seed, self.options.n_resamples,
+                                self.options.base_rate, tolerances)
 
     def add_request_counts(self, counts: dict[str, int]) -> None:
         for name, count in counts.items():
@@ -86,6 +106,8 @@ class ControllerSession:
                 self.pending[record.key] = record
             else:
                 self.records[record.key] = record
+                if self.suites_ahead is not None:
+                    self.suites_ahead.add(record, self.records)
             if report.skipped and getattr(report, "wasxfail", None) is not None:
                 self.unusable.append(record.label)
         elif report.skipped and suite_item and "no model selected" in str(report.longrepr):
@@ -174,8 +196,10 @@ class ControllerSession:
         """Gates in the thresholds file (a shard's deferred ones included)."""
         return len(self.gates) + len(self.deferred_gates or [])
 
-    def finish(self) -> Outcome:
-        from ..scoring.aggregate import AggregateOptions, aggregate
+    def finish(self, pool: Executor | None = None) -> Outcome:
+        """Score the records, gate and warn. ``pool``: processes that score whole suites
+        beside this one (session/spare.py)."""
+        from ..scoring.aggregate import aggregate
         from ..scoring.baseline import compare
         from ..scoring.crosslingual import language_skews
         from ..scoring.gates.enforcement import apply_policy, run_warnings
@@ -184,13 +208,9 @@ class ControllerSession:
         from ..scoring.outcome import Outcome
 
         records = [self.records[k] for k in sorted(self.records)]
-        tolerances: dict[str, tuple[float, ...]] = {}
-        for gate in self.gates:
-            if gate.tolerance is not None:
-                tolerances[gate.metric] = (*tolerances.get(gate.metric, ()), gate.tolerance)
-        options = AggregateOptions(self.options.keep_fifty, self.options.seed, self.options.n_resamples,
-                                   self.options.base_rate, tolerances)
-        aggregates = aggregate(records, options)
+        options = self.aggregate_options()
+        aggregates = aggregate(records, options, pool, self.suites_ahead)
+        self.suites_ahead = None
         suite_kinds: dict[str, set[str]] = {}
         for record in records:
             suite_kinds.setdefault(record.suite, set()).add(record.kind)

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from ..records.facts import RunFacts
 from ..records.item import NOT_ASKED
 
 if TYPE_CHECKING:
+    from ..elicit.ahead import AnswersAhead
     from ..elicit.counters import EngineStats
     from ..elicit.engine import ApiElicitor, ModelCalls
     from ..prompts.build import PromptSpec
@@ -76,6 +78,7 @@ class WorkerSession:
         self.items: list[Any] = []  # the collected OptbenchItems, for prefetching
         self.model: Any = None  # built from --model; None means "skip items"
         self.elicitor: ApiElicitor | None = None
+        self.ahead: AnswersAhead | None = None  # the simulated model's answers from a second process
         self.progress: Callable[[EngineStats], None] | None = None
         self.facts = RunFacts(processes=1)
         self._sources: dict[int, AnswerSource] = {}
@@ -175,13 +178,19 @@ class WorkerSession:
         if text not in self.facts.sources:
             self.facts.sources.append(text)
 
-    def prefetch(self, model_overridden: bool) -> None:
+    def prefetch(self, model_overridden: bool, pool: Executor | None = None) -> None:
         """Elicit this process's share of every selected prompt before the items run.
 
         Every process does it at the start of its test loop, whether or not it will be
         given items, so that no xdist worker waits for a share nobody fetches. Nothing is
-        asked when a conftest overrides the model fixture: the items use that model.
+        asked when a conftest overrides the model fixture: the items use that model. With a
+        ``pool`` (session/spare.py), the built-in simulated model's answers are computed
+        there ahead of the items (elicit/ahead.py).
         """
+        if pool is not None and self.items and not model_overridden and self._simulated():
+            from ..elicit.ahead import AnswersAhead
+
+            self.ahead = AnswersAhead(pool, self.model, [item.specs for item in self.items])
         if self.elicitor is not None and self.items and not model_overridden:
             # A serial session scores in this process: it loads the scoring modules while it waits
             # for the answers (an xdist worker does not score).
@@ -203,7 +212,8 @@ class WorkerSession:
             records = [self.elicitor.record(spec) for spec in specs]
             stopped = self.elicitor.stop_reason
         elif model is self.model:  # a simulated model: no limits needed
-            records = elicit(as_model(model), specs)
+            ahead = self.ahead.take(specs) if self.ahead is not None else None
+            records = ahead if ahead is not None else elicit(as_model(model), specs)
         else:
             if self.calls is None:
                 self.calls = ModelCalls(self.options.timeout, self.options.engine.deadline,
@@ -219,6 +229,17 @@ class WorkerSession:
                 pytest.skip(not_asked(records) or NOT_ASKED + stopped)
             self.stop_reported = True
         return records
+
+    def _simulated(self) -> bool:
+        from ..providers.sim import SimulatedModel
+
+        return type(self.model) is SimulatedModel  # a subclass may answer from state of its own
+
+    def items_done(self) -> None:
+        """The items have run: the second process, if any, is no longer needed."""
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead = None
 
     def faults(self) -> list[str]:
         """Problems that leave every answer right but must fail the session (a store that
@@ -244,6 +265,7 @@ class WorkerSession:
         return self.elicitor.request_counts() if self.elicitor is not None else {}
 
     def close(self) -> None:
+        self.items_done()
         if self.elicitor is not None:
             self.elicitor.close()
             self.elicitor.store.close()

@@ -1,0 +1,90 @@
+"""A process pool for the cores a serial run would leave idle.
+
+A serial session runs its items and scores them in one process, on one core. Where the
+machine has more, and the run has items enough to pay for starting interpreters (about a
+second each, while the items run), a pool of processes takes work whose result depends on
+its inputs alone: the built-in simulated model's answers (``elicit/ahead.py``) and whole
+suites' aggregates (``scoring/aggregate.py``). This process takes back whatever the pool
+has not started, so every record and aggregate is the one this process would have
+computed, to the bit, whatever the timing; a pool that breaks leaves its work here.
+
+No pool in an xdist worker (its siblings have the cores) or on the xdist controller (its
+workers score nothing, and it gathers far fewer records than it waits for).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+import pytest
+
+from .worker import SCORING_MODULES, warm_scoring
+
+MIN_ITEMS = 1000  # fewer: starting the pool's interpreters costs more than it saves
+MAX_PROCESSES = 8
+# What the simulated model's answers need (elicit/ahead.py), loaded as the pool starts.
+ELICIT_MODULES = ("pytest_optbench.elicit.ahead", "pytest_optbench.elicit.engine", "pytest_optbench.providers.sim")
+
+SPARE_KEY = pytest.StashKey[Executor]()
+_EXPECTED_KEY = pytest.StashKey[int]()  # items collected so far, in the languages asked for
+
+
+def spare_cores() -> int:
+    """CPUs this process may run on, beyond its own."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return cores - 1
+
+
+def expect_items(config: pytest.Config, items: int) -> None:
+    """Collection found ``items`` more items to run: once there are enough, the pool starts
+    now, so that its interpreters start while the rest is collected."""
+    config.stash[_EXPECTED_KEY] = expected = config.stash.get(_EXPECTED_KEY, 0) + items
+    if expected >= MIN_ITEMS:
+        start_pool(config, expected)
+
+
+def start_pool(config: pytest.Config, items: int) -> Executor | None:
+    """The session's pool (started now, loading the elicitation modules), or None when the
+    run is too small, is part of an xdist run, only collects, or the machine has no core to
+    spare."""
+    if SPARE_KEY in config.stash:
+        return config.stash[SPARE_KEY]
+    processes = min(MAX_PROCESSES, spare_cores())
+    if (items < MIN_ITEMS or processes < 1 or os.environ.get("PYTEST_XDIST_WORKER")
+            or config.option.collectonly):
+        return None
+    # "spawn": a fresh interpreter everywhere; forking a process with threads (numpy's, the
+    # store's, a user's) can deadlock the child.
+    try:
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(processes):
+            pool.submit(warm_scoring, ELICIT_MODULES)
+    except (OSError, ValueError, RuntimeError):
+        return None
+    config.stash[SPARE_KEY] = pool
+    return pool
+
+
+def warm(pool: Executor) -> None:
+    """Load the scoring modules in the pool while the items run (after the work queued)."""
+    for _ in range(min(MAX_PROCESSES, spare_cores())):
+        pool.submit(warm_scoring, SCORING_MODULES)
+
+
+def session_pool(config: pytest.Config) -> Executor | None:
+    return config.stash.get(SPARE_KEY, None)
+
+
+def stop_pool(config: pytest.Config) -> None:
+    """Shut the pool down, dropping work nobody took (at the end of the session)."""
+    pool = config.stash.get(SPARE_KEY, None)
+    if pool is not None:
+        del config.stash[SPARE_KEY]
+        with contextlib.suppress(Exception):
+            pool.shutdown(wait=True, cancel_futures=True)

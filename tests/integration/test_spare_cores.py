@@ -1,0 +1,62 @@
+"""A serial run with a core to spare scores and answers in a process pool (session/spare.py):
+its report is the one a single process writes, item for item and aggregate for aggregate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import CONDITIONS, SKEW_GATE, pair_suite
+from pytest_optbench.session import spare
+
+
+class PoolSpy:
+    """Sees whether the run had a pool while its items ran."""
+
+    def __init__(self) -> None:
+        self.pools: list[Any] = []
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        result = yield
+        self.pools.append(spare.session_pool(session.config))
+        return result
+
+
+def run(optbench: Any, monkeypatch: pytest.MonkeyPatch, least: int) -> tuple[Any, list[Any]]:
+    monkeypatch.setattr(spare, "MIN_ITEMS", least)
+    monkeypatch.setattr(spare, "spare_cores", lambda: 1)  # a pool of one, on any machine
+    spy = PoolSpy()
+    result = optbench.run("--model", "sim:optimist", plugins=(spy,))
+    return result, spy.pools
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    return {key: report[key] for key in ("items", "aggregates", "gates", "warnings", "languages")}
+
+
+def test_a_pool_writes_the_report_one_process_writes(optbench, monkeypatch) -> None:
+    optbench.write("suites/pairs.yaml", pair_suite(n=40, conditions=CONDITIONS))
+    optbench.write("suites/more.yaml", pair_suite(suite="track-b-more", n=30))
+    optbench.write("thresholds.yaml", SKEW_GATE)
+    alone, no_pools = run(optbench, monkeypatch, least=10**9)
+    shared, pools = run(optbench, monkeypatch, least=10)
+    assert no_pools == [None] and pools[0] is not None
+    assert shared.ret == alone.ret == 1  # sim:optimist fails the Skew gate either way
+    assert comparable(shared.report) == comparable(alone.report)
+    assert spare.session_pool(optbench.pytester.parseconfig()) is None  # shut down with its session
+
+
+def test_no_pool_for_a_small_run_an_xdist_worker_or_collect_only(optbench, monkeypatch) -> None:
+    config = optbench.pytester.parseconfig()
+    monkeypatch.setattr(spare, "spare_cores", lambda: 1)
+    assert spare.start_pool(config, spare.MIN_ITEMS - 1) is None
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    assert spare.start_pool(config, spare.MIN_ITEMS) is None
+    monkeypatch.delenv("PYTEST_XDIST_WORKER")
+    monkeypatch.setattr(spare, "spare_cores", lambda: 0)
+    assert spare.start_pool(config, spare.MIN_ITEMS) is None
+    collect_only = optbench.pytester.parseconfig("--collect-only")
+    monkeypatch.setattr(spare, "spare_cores", lambda: 1)
+    assert spare.start_pool(collect_only, spare.MIN_ITEMS) is None
