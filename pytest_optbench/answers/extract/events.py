@@ -13,6 +13,7 @@ references ("this event", "the answer to this question") match.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -253,7 +254,11 @@ def _is_head(t: L.Tok) -> bool:
         return False
     if t.text in _QUESTION_HEADS:
         return True
-    return not t.text.isascii() and any(h in t.text for h in W.CJK_PROBABILITY_HEADS)
+    return not t.text.isascii() and _CJK_HEAD.search(t.text) is not None
+
+
+# Any of the probability heads inside a run of CJK text (one search instead of one per head).
+_CJK_HEAD = re.compile("|".join(map(re.escape, W.CJK_PROBABILITY_HEADS)))
 
 
 def _event_of(sentence: list[L.Tok], binary: bool) -> Event:

@@ -425,11 +425,12 @@ def _fold_cjk(toks: list[Tok]) -> list[Tok]:
 
 
 def _has_cjk_number(s: str) -> bool:
-    return any(c in _CJK_NUMERALS for c in s) or "百分之" in s or any(e in s for e in _CJK_SHARES)
+    return not _CJK_NUMERALS.isdisjoint(s) or _CJK_PERCENT_OR_SHARE.search(s) is not None
 
 
 # Even chances and halves written inside a run: "五分五分です", "大约一半", "約半分".
 _CJK_SHARES = ("五分五分", "一半一半", "五五开", "五五開", "반반", "一半", "半分")
+_CJK_PERCENT_OR_SHARE = re.compile("|".join(map(re.escape, ("百分之", *_CJK_SHARES))))  # any of them, in one search
 
 
 def _split_cjk(tok: Tok) -> list[Tok]:
@@ -583,9 +584,15 @@ _ARTICLES = frozenset({"un", "une", "uno", "una", "ein", "eine", "one", "оди�
                        "واحد", "واحدة", "एक"})
 
 
+# The odds joiners by their first word, in their order (reading a question asks for each word).
+_ODDS_BY_WORD: dict[str, list[tuple[str, ...]]] = {}
+for _phrase in W.ODDS_BETWEEN:
+    _ODDS_BY_WORD.setdefault(_phrase[0], []).append(_phrase)
+
+
 def _odds_follow(toks: list[Tok], i: int) -> bool:
     """An odds joiner ("in", "out of", "sur", "из", ...) starts at ``i``."""
-    for phrase in W.ODDS_BETWEEN:
+    for phrase in _ODDS_BY_WORD.get(toks[i].text, ()) if i < len(toks) else ():
         k = len(phrase)
         if i + k <= len(toks) and all(toks[i + m].text == phrase[m] for m in range(k)):
             return True
