@@ -39,7 +39,10 @@ class AnswersAhead:
         self._chunks: list[Future[list[list[PromptRecord]]] | None] = [None] * -(-len(items) // CHUNK)
         for chunk in reversed(range(len(self._chunks))):
             start = chunk * CHUNK
-            self._chunks[chunk] = pool.submit(answer_chunk, model, [list(s) for s in items[start:start + CHUNK]])
+            try:
+                self._chunks[chunk] = pool.submit(answer_chunk, model, [list(s) for s in items[start:start + CHUNK]])
+            except Exception:  # noqa: BLE001 - a pool that takes no more work: the rest is answered here
+                break
 
     def take(self, specs: Sequence[PromptSpec]) -> list[PromptRecord] | None:
         """The records of the item whose prompts are ``specs``, from the pool; None when this

@@ -257,10 +257,10 @@ def _shared_suites(suites: Suites, options: AggregateOptions, pool: Executor, ah
         for suite, by_condition, _ in suites]
     for i in reversed(range(len(suites))):
         if futures[i] is None:
-            futures[i] = pool.submit(suite_aggregates, suites[i][0], dict(suites[i][1]), options)
+            futures[i] = _submit(pool, suites[i][0], dict(suites[i][1]), options)
     done: dict[int, list[Aggregate]] = {}
     for i, (suite, by_condition, groups) in enumerate(suites):
-        if futures[i].cancel():  # type: ignore[union-attr]
+        if futures[i] is None or futures[i].cancel():  # type: ignore[union-attr]
             done[i] = _aggregate_suites([(suite, by_condition, groups)], options)
     out: list[Aggregate] = []
     for i, (suite, by_condition, groups) in enumerate(suites):
@@ -271,6 +271,15 @@ def _shared_suites(suites: Suites, options: AggregateOptions, pool: Executor, ah
                 done[i] = _aggregate_suites([(suite, by_condition, groups)], options)
         out.extend(done.pop(i))
     return out
+
+
+def _submit(pool: Executor, suite: str, by_condition: dict[str, list[ItemRecord]],
+            options: AggregateOptions) -> Future[list[Aggregate]] | None:
+    """The suite given to the pool, or None when the pool takes no more work (broken, shut)."""
+    try:
+        return pool.submit(suite_aggregates, suite, by_condition, options)
+    except Exception:  # noqa: BLE001 - BrokenProcessPool, RuntimeError after shutdown: scored here
+        return None
 
 
 class SuitesAhead:
@@ -294,8 +303,9 @@ class SuitesAhead:
             mine = [records[k] for k in sorted(k for k in records if k[0] == record.suite)]
             by_condition = _by_condition(mine)
             ordered = [r for c in sorted(by_condition) for r in by_condition[c]]
-            future = self.pool.submit(suite_aggregates, record.suite, by_condition, self.options)
-            self._given[record.suite] = ([id(r) for r in ordered], future)
+            future = _submit(self.pool, record.suite, by_condition, self.options)
+            if future is not None:
+                self._given[record.suite] = ([id(r) for r in ordered], future)
 
     def ready(self, suite: str, records: Sequence[ItemRecord]) -> Future[list[Aggregate]] | None:
         """The pool's work on ``suite``, if it was given exactly these ``records``."""

@@ -17,7 +17,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
+from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from multiprocessing import spawn
 
 import pytest
 
@@ -62,10 +65,12 @@ def start_pool(config: pytest.Config, items: int) -> Executor | None:
     # "spawn": a fresh interpreter everywhere; forking a process with threads (numpy's, the
     # store's, a user's) can deadlock the child.
     try:
-        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
-        for _ in range(processes):
-            pool.submit(warm_scoring, ELICIT_MODULES)
-    except (OSError, ValueError, RuntimeError):
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_quiet_child)
+        with _without_main():  # the processes start on the first submit
+            for _ in range(processes):
+                pool.submit(warm_scoring, ELICIT_MODULES)
+    except Exception:  # noqa: BLE001 - no pool: everything is done in this process, as before
         return None
     config.stash[SPARE_KEY] = pool
     return pool
@@ -73,8 +78,39 @@ def start_pool(config: pytest.Config, items: int) -> Executor | None:
 
 def warm(pool: Executor) -> None:
     """Load the scoring modules in the pool while the items run (after the work queued)."""
-    for _ in range(min(MAX_PROCESSES, spare_cores())):
-        pool.submit(warm_scoring, SCORING_MODULES)
+    with contextlib.suppress(Exception):  # a broken pool: the modules load here, when needed
+        for _ in range(min(MAX_PROCESSES, spare_cores())):
+            pool.submit(warm_scoring, SCORING_MODULES)
+
+
+@contextlib.contextmanager
+def _without_main() -> Iterator[None]:
+    """Start pool processes that do not import this process's ``__main__``.
+
+    multiprocessing's spawn runs the parent's main script again in each child, which is
+    harmless behind ``if __name__ == "__main__"`` but runs the whole session again in a
+    script that calls ``pytest.main()`` unguarded (the child then dies, and the pool with
+    it). The pool's tasks are functions of this package, so the children need no main.
+    """
+    prepare = spawn.get_preparation_data
+
+    def without_main(name: str) -> dict[str, object]:
+        data = prepare(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+
+    spawn.get_preparation_data = without_main
+    try:
+        yield
+    finally:
+        spawn.get_preparation_data = prepare
+
+
+def _quiet_child() -> None:
+    """In a pool process: Ctrl-C is for the session, which shuts the pool down (without
+    this, each child prints a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def session_pool(config: pytest.Config) -> Executor | None:

@@ -3,6 +3,7 @@ its report is the one a single process writes, item for item and aggregate for a
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -60,3 +61,27 @@ def test_no_pool_for_a_small_run_an_xdist_worker_or_collect_only(optbench, monke
     collect_only = optbench.pytester.parseconfig("--collect-only")
     monkeypatch.setattr(spare, "spare_cores", lambda: 1)
     assert spare.start_pool(collect_only, spare.MIN_ITEMS) is None
+
+
+UNGUARDED = """
+import sys
+import pytest
+from pytest_optbench.session import spare
+
+print("main script ran", file=sys.stderr)
+spare.MIN_ITEMS, spare.spare_cores = 10, lambda: 1
+sys.exit(pytest.main(["suites", "--model=sim:optimist", "-q", "-p", "no:cacheprovider"]))
+"""
+
+
+def test_a_script_that_calls_pytest_main_unguarded_runs_once(optbench) -> None:
+    """multiprocessing's spawn would run such a script again in each pool process (and the
+    pool would break: an INTERNALERROR); the pool's processes import no main."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=30, conditions=CONDITIONS))
+    optbench.write("thresholds.yaml", SKEW_GATE)
+    script = optbench.write("audit.py", UNGUARDED)
+    result = optbench.pytester.run(sys.executable, str(script), timeout=120)
+    text = result.stdout.str() + result.stderr.str()
+    assert text.count("main script ran") == 1, text
+    assert "INTERNALERROR" not in text and "Traceback" not in text
+    assert result.ret == 1 and "60 passed" in text  # the Skew gate fails sim:optimist

@@ -124,3 +124,19 @@ def test_aggregates_travel_between_processes_whole(alone) -> None:
         if one.confidence is not None and one.confidence.reason is None:
             assert one.confidence.interval(0.9) == two.confidence.interval(0.9)
             assert one.confidence.p_greater(one.value) == two.confidence.p_greater(one.value)
+
+
+class ShutPool(Executor):
+    """Takes no work at all, as a pool after a child died (BrokenProcessPool) or shutdown."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+
+def test_a_pool_that_takes_no_work_leaves_the_scoring_here(records, alone) -> None:
+    ahead = SuitesAhead(ShutPool(), {r.suite: sum(x.suite == r.suite for x in records) for r in records}, OPTIONS)
+    table = {}
+    for record in records:
+        table[record.key] = record
+        ahead.add(record, table)  # no error reaches the item that completed its suite
+    same(aggregate(records, OPTIONS, ShutPool(), ahead), alone)
