@@ -26,6 +26,7 @@ class PoolSpy:
 
 
 def run(optbench: Any, monkeypatch: pytest.MonkeyPatch, least: int) -> tuple[Any, list[Any]]:
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this suite's own -n 2: a serial run inside
     monkeypatch.setattr(spare, "MIN_ITEMS", least)
     monkeypatch.setattr(spare, "spare_cores", lambda: 1)  # a pool of one, on any machine
     spy = PoolSpy()
@@ -70,18 +71,30 @@ from pytest_optbench.session import spare
 
 print("main script ran", file=sys.stderr)
 spare.MIN_ITEMS, spare.spare_cores = 10, lambda: 1
-sys.exit(pytest.main(["suites", "--model=sim:optimist", "-q", "-p", "no:cacheprovider"]))
+
+
+class Spy:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session):
+        result = yield
+        print("pool:", spare.session_pool(session.config) is not None, file=sys.stderr)
+        return result
+
+
+sys.exit(pytest.main(["suites", "--model=sim:optimist", "-q", "-p", "no:cacheprovider"], plugins=[Spy()]))
 """
 
 
-def test_a_script_that_calls_pytest_main_unguarded_runs_once(optbench) -> None:
+def test_a_script_that_calls_pytest_main_unguarded_runs_once(optbench, monkeypatch) -> None:
     """multiprocessing's spawn would run such a script again in each pool process (and the
     pool would break: an INTERNALERROR); the pool's processes import no main."""
     optbench.write("suites/pairs.yaml", pair_suite(n=30, conditions=CONDITIONS))
     optbench.write("thresholds.yaml", SKEW_GATE)
     script = optbench.write("audit.py", UNGUARDED)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     result = optbench.pytester.run(sys.executable, str(script), timeout=120)
     text = result.stdout.str() + result.stderr.str()
     assert text.count("main script ran") == 1, text
+    assert "pool: True" in text
     assert "INTERNALERROR" not in text and "Traceback" not in text
     assert result.ret == 1 and "60 passed" in text  # the Skew gate fails sim:optimist
