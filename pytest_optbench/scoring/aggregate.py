@@ -201,10 +201,7 @@ def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = Aggrega
     by_suite: dict[str, list[ItemRecord]] = defaultdict(list)
     for record in records:
         by_suite[record.suite].append(record)
-    suites: Suites = []
-    for suite in sorted(by_suite):
-        by_condition = _by_condition(by_suite[suite])
-        suites.append((suite, by_condition, [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]))
+    suites: Suites = [_suite_entry(suite, _by_condition(by_suite[suite]), options) for suite in sorted(by_suite)]
     with ordinary_pages():
         if pool is not None and len(suites) > 1:
             return _shared_suites(suites, options, pool, ahead)
@@ -216,6 +213,16 @@ def _by_condition(records: Iterable[ItemRecord]) -> dict[str, list[ItemRecord]]:
     for record in records:
         by_condition[record.condition].append(record)
     return by_condition
+
+
+def _suite_entry(suite: str, by_condition: dict[str, list[ItemRecord]],
+                 options: AggregateOptions) -> tuple[str, dict[str, list[ItemRecord]], list[_Group]]:
+    return suite, by_condition, [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]
+
+
+def _record_ids(by_condition: Mapping[str, Sequence[ItemRecord]]) -> list[int]:
+    """Which records a suite was scored from, in the order its groups take them."""
+    return [id(r) for c in sorted(by_condition) for r in by_condition[c]]
 
 
 def _aggregate_suites(suites: Suites, options: AggregateOptions) -> list[Aggregate]:
@@ -242,8 +249,7 @@ def _aggregate_suites(suites: Suites, options: AggregateOptions) -> list[Aggrega
 def suite_aggregates(suite: str, by_condition: dict[str, list[ItemRecord]], options: AggregateOptions) -> list[Aggregate]:
     """One suite's aggregates, in their usual order (also in a pool's process)."""
     with ordinary_pages():
-        groups = [_Group(suite, c, by_condition[c], options) for c in sorted(by_condition)]
-        return _aggregate_suites([(suite, by_condition, groups)], options)
+        return _aggregate_suites([_suite_entry(suite, by_condition, options)], options)
 
 
 def _shared_suites(suites: Suites, options: AggregateOptions, pool: Executor, ahead: SuitesAhead | None) -> list[Aggregate]:
@@ -253,7 +259,7 @@ def _shared_suites(suites: Suites, options: AggregateOptions, pool: Executor, ah
     aggregates are the same whoever computes them."""
     ahead = ahead if ahead is not None and ahead.options == options else None
     futures: list[Future[list[Aggregate]] | None] = [
-        ahead.ready(suite, [r for c in sorted(by_condition) for r in by_condition[c]]) if ahead else None
+        ahead.ready(suite, by_condition) if ahead else None
         for suite, by_condition, _ in suites]
     for i in reversed(range(len(suites))):
         if futures[i] is None:
@@ -300,19 +306,17 @@ class SuitesAhead:
             return
         self._left[record.suite] = left - 1
         if left == 1:
-            mine = [records[k] for k in sorted(k for k in records if k[0] == record.suite)]
-            by_condition = _by_condition(mine)
-            ordered = [r for c in sorted(by_condition) for r in by_condition[c]]
+            by_condition = _by_condition(records[k] for k in sorted(k for k in records if k[0] == record.suite))
             future = _submit(self.pool, record.suite, by_condition, self.options)
             if future is not None:
-                self._given[record.suite] = ([id(r) for r in ordered], future)
+                self._given[record.suite] = (_record_ids(by_condition), future)
 
-    def ready(self, suite: str, records: Sequence[ItemRecord]) -> Future[list[Aggregate]] | None:
-        """The pool's work on ``suite``, if it was given exactly these ``records``."""
+    def ready(self, suite: str, by_condition: Mapping[str, Sequence[ItemRecord]]) -> Future[list[Aggregate]] | None:
+        """The pool's work on ``suite``, if it was given exactly these records."""
         given = self._given.pop(suite, None)
         if given is None:
             return None
-        if given[0] != [id(r) for r in records]:
+        if given[0] != _record_ids(by_condition):
             given[1].cancel()
             return None
         return given[1]

@@ -35,6 +35,11 @@ SPARE_KEY = pytest.StashKey[Executor]()
 _EXPECTED_KEY = pytest.StashKey[int]()  # items collected so far, in the languages asked for
 
 
+def _processes() -> int:
+    """The pool's size: a process per spare core, at most MAX_PROCESSES."""
+    return min(MAX_PROCESSES, spare_cores())
+
+
 def spare_cores() -> int:
     """CPUs this process may run on, beyond its own."""
     try:
@@ -58,7 +63,7 @@ def start_pool(config: pytest.Config, items: int) -> Executor | None:
     spare."""
     if SPARE_KEY in config.stash:
         return config.stash[SPARE_KEY]
-    processes = min(MAX_PROCESSES, spare_cores())
+    processes = _processes()
     if (items < MIN_ITEMS or processes < 1 or os.environ.get("PYTEST_XDIST_WORKER")
             or config.option.collectonly):
         return None
@@ -79,7 +84,7 @@ def start_pool(config: pytest.Config, items: int) -> Executor | None:
 def warm(pool: Executor) -> None:
     """Load the scoring modules in the pool while the items run (after the work queued)."""
     with contextlib.suppress(Exception):  # a broken pool: the modules load here, when needed
-        for _ in range(min(MAX_PROCESSES, spare_cores())):
+        for _ in range(_processes()):
             pool.submit(warm_scoring, SCORING_MODULES)
 
 

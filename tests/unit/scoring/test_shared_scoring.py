@@ -23,7 +23,7 @@ from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.base import as_model
 from pytest_optbench.providers.sim import SimulatedModel
 from pytest_optbench.records.item import ItemRecord
-from pytest_optbench.scoring.aggregate import AggregateOptions, SuitesAhead, aggregate
+from pytest_optbench.scoring.aggregate import AggregateOptions, SuitesAhead, _by_condition, aggregate
 from pytest_optbench.suite.load import load_suite
 
 SUITES = Path(__file__).resolve().parents[3] / "suites" / "en"
@@ -98,7 +98,7 @@ def test_a_suite_whose_records_changed_is_scored_again(records, alone, pool) -> 
     for record in records:
         ahead.add(record, table)
     replaced = [pickle.loads(pickle.dumps(r)) if r is records[0] else r for r in records]  # a rerun item
-    assert ahead.ready(records[0].suite, [r for r in replaced if r.suite == records[0].suite]) is None
+    assert ahead.ready(records[0].suite, _by_condition(r for r in replaced if r.suite == records[0].suite)) is None
     same(aggregate(replaced, OPTIONS, pool, ahead), alone)
 
 
