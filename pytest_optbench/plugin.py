@@ -200,7 +200,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    # Every worker collects every item: the engine shards their prompts by a stable hash.
+    # Every worker collects every item: the engine knows every prompt, one worker asks for them.
     worker = session.config.stash.get(WORKER_KEY, None)
     if worker is not None:
         worker.items = [i for i in session.items if hasattr(i, "specs") and hasattr(i, "suite")]

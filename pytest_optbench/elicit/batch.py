@@ -445,10 +445,19 @@ class BatchElicitor(ApiElicitor):
                 answers.append(self._answer(key, None, spec))
         return PromptRecord(spec.role, spec.user, answers)
 
+    def owns(self, key: str) -> bool:
+        """Under xdist each worker submits the batches of its own share of the prompts (a
+        stable hash of the key, never ``hash()``), json and logprobs prompts asked in real
+        time included."""
+        return self.shard_count < 2 or self._owner(key) == self.shard_index
+
+    def _owner(self, key: str) -> int:
+        return int(key[:12], 16) % self.shard_count
+
     def _wait_for_owner(self, key: str, samples: int) -> dict[int, StoredAnswer]:
         """Under xdist another worker submits and collects this prompt: wait until its share is
         settled (or it stops beating: a dead worker), then read what the store has."""
-        owner = int(key[:12], 16) % self.shard_count
+        owner = self._owner(key)
         stall = self.settings.peer_stall * 3
         started = time.monotonic()
         stored = self.store.get(key)

@@ -2,10 +2,10 @@
 
 Two paths. A plain model (simulated, or a user's callable) is asked directly, one sample
 after another, when its item runs. An API provider goes through ``ApiElicitor``: before the
-first item runs, the prompts of every selected item (this worker's shard of them, by a
-stable hash) are elicited concurrently, with bounded and adaptive concurrency, back-off
-that honours Retry-After, and each answer written to the response store as it arrives;
-items then read their answers from the store.
+first item runs, the prompts of every selected item are elicited concurrently, with bounded
+and adaptive concurrency, back-off that honours Retry-After, and each answer written to the
+response store as it arrives; items then read their answers from the store. Under xdist one
+worker (``ASKER``) asks for them all and the others read the store as its answers arrive.
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ T = TypeVar("T")
 STOP_KEY = "*session stopped*"
 MAX_ERROR = 500  # characters of an error message kept with an answer
 TOTAL_TIMEOUT = 2.0  # a request's whole reply must arrive within this many times --optbench-timeout
+# The xdist worker that asks for every prompt of the prefetch, with all of --concurrency: the
+# SDK is imported and its connections opened once, one adaptive limit meets the server's 429s,
+# and no worker waits for a share that another, later-started worker has not begun (on 2 cores
+# the second worker starts ~0.5-0.8 s after the first, and both importing an SDK at once slow
+# each other). The other workers run their items as its answers reach the store.
+ASKER = 0
 
 
 def _describe(exc: BaseException) -> str:
@@ -286,7 +292,7 @@ class ApiElicitor:
         self._peers_checked = 0.0
         self._keys: dict[tuple[Any, ...], str] = {}
         self._stopping = _StopSignal()  # bound to the loop of each run (_run)
-        self._owners: dict[str, int] = {}  # key -> the xdist worker that asks for it (share_out)
+        self._prefetched: set[str] = set()  # the keys of the prefetch (share_out): ASKER asks for them
         self._slots_full = threading.Event()  # every request slot of the prefetch holds a request
         self._slots = settings.concurrency
 
@@ -311,31 +317,23 @@ class ApiElicitor:
         reasoned = mode == modes.JSON and self.provider.json_reasoned
         return modes.REASONED_STORE_MODE if reasoned else modes.STORE_MODES[mode]
 
+    @property
+    def asks_for_all(self) -> bool:
+        """This process asks for every prompt of the prefetch (a serial run, or xdist's ASKER)."""
+        return self.shard_count < 2 or self.shard_index == ASKER
+
     def owns(self, key: str) -> bool:
-        """Which xdist worker asks for a prompt: the balanced shares of ``share_out`` for the
-        prompts of the prefetch, else a stable hash (never ``hash()``)."""
-        owner = self._owners.get(key)
-        if owner is None:
-            owner = int(key[:12], 16) % self.shard_count
-        return owner == self.shard_index
+        """Whether this process asks for a prompt: ASKER for those of the prefetch; a prompt
+        outside it, whoever needs it (nobody else would ask for it)."""
+        return self.asks_for_all or key not in self._prefetched
 
     def share_out(self, specs: Sequence[PromptSpec]) -> None:
-        """Split the selected prompts between the xdist workers so that each sends as many
-        requests as the others, give or take one (a hash leaves one worker a few more, and the
-        run waits for it: 34 of 60 requests on 4 slots is 9 rounds instead of 8). Every worker
-        collects the same items, so each computes the same split, from the prompts alone (not
-        from the store, which the others are writing)."""
-        if self.shard_count < 2:
-            return
-        wanted: dict[str, int] = {}
-        for spec in specs:
-            key = self.key(spec)
-            wanted[key] = max(wanted.get(key, 0), -(-spec.samples // max(1, self.provider.max_n)))
-        load = [0] * self.shard_count
-        for key, requests in sorted(wanted.items(), key=lambda kv: (-kv[1], kv[0])):
-            owner = min(range(self.shard_count), key=lambda w: (load[w], w))
-            self._owners[key] = owner
-            load[owner] += requests
+        """Note the prompts of the prefetch: under xdist, ASKER asks for them and every other
+        worker waits for them in the store. Every worker collects the same items, so each
+        knows the same prompts, from the prompts alone (not from the store, which is being
+        written)."""
+        if self.shard_count > 1:
+            self._prefetched = {self.key(spec) for spec in specs}
 
     # -- the store, and memory where the store fails ------------------------------------------
 

@@ -111,14 +111,24 @@ class WorkerSession:
             parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
                                         on_progress=lambda stats: self.progress and self.progress(stats))
-            if store.empty():  # a first run asks for every answer: the SDK loads while items are collected
+            # A first run asks for every answer: the SDK loads while items are collected (in the
+            # one xdist worker that asks; another imports it only if it must ask itself).
+            if store.empty() and self.elicitor.asks_for_all:
                 self.elicitor.preload()
 
     def concurrency_share(self) -> int:
-        """This worker's part of --concurrency, which is for the whole run (a rate limit is
-        too): the parts add up to it, and each worker keeps at least one request in flight."""
+        """This process's part of --concurrency, which is for the whole run (a rate limit is
+        too). Asking in real time, all of it goes to the process that asks for every prompt
+        (engine.ASKER); another xdist worker asks only for what that one left unasked when the
+        store has heard nothing for --optbench-peer-stall (it died), one request at a time. In
+        batch mode each worker submits its own share of the prompts, and the parts add up to
+        --concurrency, each at least one."""
+        from ..elicit.engine import ASKER
+
         index, count = self.shard
         total = self.options.engine.concurrency
+        if not self.options.batch:
+            return total if index == ASKER else 1
         return max(1, total // count + (1 if index < total % count else 0))
 
     def wants_language(self, language: str) -> bool:

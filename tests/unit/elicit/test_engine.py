@@ -501,37 +501,34 @@ def test_runs_of_missing_samples():
 # --------------------------------------------------------------------------- sharding
 
 
-def test_two_shards_split_the_prompts_and_ask_each_once(api, make):
-    specs = [spec(i, samples=2) for i in range(12)]
+def test_one_xdist_worker_asks_for_every_prompt_and_the_others_read_the_store(api, make):
+    specs = [spec(i, samples=2) for i in range(12)] + [spec(i, samples=2) for i in range(3)]  # 3 asked twice
     workers = [make(api, shard=(w, 2)) for w in range(2)]
-    keys = [workers[0].key(s) for s in specs]
-    owned = [[k for k in keys if w.owns(k)] for w in workers]
-    assert sorted(owned[0] + owned[1]) == sorted(keys) and not set(owned[0]) & set(owned[1])
-    assert owned[0] and owned[1]  # 12 keys: both shards get some
     for worker in workers:
         worker.prefetch(specs)
     assert len(api.requests) == 12
-    assert workers[0].stats.total + workers[1].stats.total == 24
-    for worker in workers:  # every item reads the other worker's share from the store
+    assert (workers[0].stats.requests, workers[1].stats.requests) == (12, 0)
+    assert (workers[0].stats.total, workers[1].stats.total) == (24, 0)  # what the progress display adds up
+    assert workers[0].asks_for_all and not workers[1].asks_for_all
+    for worker in workers:  # every item reads its answers from the store
         records = [worker.record(s) for s in specs]
         assert all(a.error is None for r in records for a in r.answers)
     assert len(api.requests) == 12
     assert Counter(r.user for r in api.requests).most_common(1)[0][1] == 1
 
 
-def test_xdist_shares_are_balanced_and_the_same_on_every_worker(api, make):
-    """Each worker sends as many requests as the other, give or take one (a hash split of 60
-    prompts can leave one worker 34: a ninth round of latency on 4 slots)."""
-    specs = [spec(i, samples=2) for i in range(61)] + [spec(i, samples=2) for i in range(5)]  # 5 asked twice
+def test_a_prompt_outside_the_prefetch_is_asked_by_the_worker_that_needs_it(api, make):
+    """Nobody else would ask for it: waiting for a peer would wait until peer_wait ran out."""
+    specs = [spec(i, samples=1) for i in range(4)]
     workers = [make(api, shard=(w, 2)) for w in range(2)]
     for worker in workers:
         worker.share_out(specs)
-    keys = sorted({workers[0].key(s) for s in specs})
-    owned = [[k for k in keys if w.owns(k)] for w in workers]
-    assert sorted(owned[0] + owned[1]) == keys and not set(owned[0]) & set(owned[1])
-    assert sorted(len(o) for o in owned) == [30, 31]
-    unseen = "f" * 64  # a prompt outside the prefetch: the stable hash decides, the same on both
-    assert workers[0].owns(unseen) != workers[1].owns(unseen)
+    keys = [workers[0].key(s) for s in specs]
+    assert all(workers[0].owns(k) for k in keys) and not any(workers[1].owns(k) for k in keys)
+    unseen = "f" * 64
+    assert workers[0].owns(unseen) and workers[1].owns(unseen)
+    [record] = [workers[1].record(spec(99, samples=1))]
+    assert record.answers[0].error is None and len(api.requests) == 1
 
 
 def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
@@ -542,12 +539,11 @@ def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
     for worker in workers:
         worker.prefetch(specs)
     assert len(server.requests) == 8
-    records = [workers[0].record(s) for s in specs]
+    records = [workers[1].record(s) for s in specs]  # the worker that did not ask
     assert all(r.answers[0].error.startswith("openai: HTTP 400") for r in records)
     assert len(server.requests) == 8  # a 400 is never asked again, not even by another worker
-    peer_keys = [workers[0].key(s) for s in specs if not workers[0].owns(workers[0].key(s))]
-    assert peer_keys
-    assert all(workers[0].failures[k] == workers[1].failures[k] for k in peer_keys)  # learned from the store
+    keys = [workers[0].key(s) for s in specs]
+    assert all(workers[0].failures[k] == workers[1].failures[k] for k in keys)  # learned from the store
 
 
 def _late_peer(worker: ApiElicitor, specs: list[PromptSpec], delay: float = 0.3) -> threading.Thread:
@@ -567,11 +563,11 @@ def test_a_worker_waits_for_a_late_peer_instead_of_asking_twice(fake, make, faul
     server = fake(fault_for=lambda r: fault)
     specs = [spec(i, samples=2) for i in range(8)]
     engine = settings(peer_wait=10.0)
-    first, late = (make(server, shard=(w, 2), engine=engine) for w in range(2))
+    late, first = (make(server, shard=(w, 2), engine=engine) for w in range(2))  # the asker starts late
     first.prefetch(specs)
     thread = _late_peer(late, specs)
     try:
-        records = [first.record(s) for s in specs]  # waits for the late worker's share
+        records = [first.record(s) for s in specs]  # waits for the asker's answers
     finally:
         thread.join()
     asked = Counter(r.user for r in server.requests)
@@ -860,9 +856,9 @@ def test_a_dead_peer_is_not_waited_for_long(fake, make):
     silence in the whole store, the waiting worker asks itself."""
     server = fake()
     specs = [spec(i, samples=1) for i in range(6)]
-    worker = make(server, shard=(0, 2), engine=settings(peer_wait=60.0, peer_stall=0.25))
+    worker = make(server, shard=(1, 2), engine=settings(peer_wait=60.0, peer_stall=0.25))
     worker.prefetch(specs)
-    own = len(server.requests)
+    assert not server.requests  # worker 0 asks for the prefetch
     records = [worker.record(s) for s in specs]
     assert all(a.error is None for r in records for a in r.answers)
-    assert len(server.requests) == 6 and own < 6  # the dead peer's share was asked once, here
+    assert len(server.requests) == 6  # the dead asker's prompts were asked once, here

@@ -127,9 +127,11 @@ def test_the_other_xdist_workers_stop_too(fake, make):
     first, second = make(api, shard=(0, 2)), make(api, shard=(1, 2))
     first.prefetch(specs)
     assert 1 <= first.stats.requests <= FAST.concurrency  # the first round at most
-    second.prefetch(specs)  # learns from the store that the session stopped
+    second.prefetch(specs)  # asks for nothing of the prefetch (worker 0 does)
+    record = second.record(spec(99))  # a prompt it would ask for itself: it learns from the store that the session stopped
     assert second.stats.requests == 0
     assert second.stop_reason == first.stop_reason
+    assert record.answers[0].error == NOT_ASKED + first.stop_reason
     assert second.store.failure(STOP_KEY, "run-1") == first.stop_reason
 
 

@@ -34,18 +34,19 @@ def openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def worker(tmp_path: Path, concurrency: int, shard: tuple[int, int], model: str = "openai:fake-model") -> WorkerSession:
+def worker(tmp_path: Path, concurrency: int, shard: tuple[int, int], model: str = "openai:fake-model",
+           batch: bool = False) -> WorkerSession:
     options = RunOptions(model_spec=model, base_url="http://127.0.0.1:9/v1", cache_dir=tmp_path / "store",
-                         engine=EngineSettings(concurrency=concurrency))
+                         engine=EngineSettings(concurrency=concurrency), batch=batch)
     session = WorkerSession(options, run_id="run-1", shard=shard)
     session.build_model()
     return session
 
 
-def worker_limits(tmp_path: Path, concurrency: int, count: int) -> list[int]:
+def worker_limits(tmp_path: Path, concurrency: int, count: int, batch: bool = False) -> list[int]:
     limits = []
     for index in range(count):
-        session = worker(tmp_path, concurrency, (index, count))
+        session = worker(tmp_path, concurrency, (index, count), batch=batch)
         try:
             assert session.elicitor is not None
             assert (session.elicitor.shard_index, session.elicitor.shard_count) == (index, count)
@@ -58,17 +59,36 @@ def worker_limits(tmp_path: Path, concurrency: int, count: int) -> list[int]:
 
 @pytest.mark.parametrize(("concurrency", "count", "limits"), [
     (16, 1, [16]),
-    (16, 2, [8, 8]),
-    (4, 2, [2, 2]),
-    (1, 2, [1, 1]),  # every worker needs one request in flight, whatever --concurrency says
+    (16, 2, [16, 1]),  # worker 0 asks for every prompt; the other only if it died, one at a time
+    (4, 3, [4, 1, 1]),
+    (1, 2, [1, 1]),
 ])
-def test_concurrency_is_shared_by_the_workers(tmp_path, openai_env, concurrency, count, limits) -> None:
+def test_one_worker_asks_with_all_of_concurrency(tmp_path, openai_env, concurrency, count, limits) -> None:
     assert worker_limits(tmp_path, concurrency, count) == limits
 
 
-@pytest.mark.parametrize(("concurrency", "count"), [(5, 2), (16, 3)])
-def test_workers_together_never_exceed_concurrency(tmp_path, openai_env, concurrency, count) -> None:
-    assert sum(worker_limits(tmp_path, concurrency, count)) == concurrency
+@pytest.mark.parametrize(("concurrency", "count", "limits"), [
+    (16, 2, [8, 8]),
+    (5, 2, [3, 2]),
+    (16, 3, [6, 5, 5]),
+    (1, 2, [1, 1]),  # every worker needs one request in flight, whatever --concurrency says
+])
+def test_batch_workers_share_concurrency(tmp_path, openai_env, concurrency, count, limits) -> None:
+    """In batch mode each worker submits its own share of the prompts (and asks its json and
+    logprobs prompts in real time): the parts add up to --concurrency."""
+    assert worker_limits(tmp_path, concurrency, count, batch=True) == limits
+
+
+def test_only_the_asking_worker_loads_the_sdk_ahead(tmp_path, openai_env) -> None:
+    """A first run's asker imports the SDK while items are collected; another worker would only
+    slow it down (two imports at once on a small machine)."""
+    sessions = [worker(tmp_path, 8, (index, 2)) for index in range(2)]
+    try:
+        loading = [session.model._preload is not None for session in sessions]
+        assert loading == [True, False]
+    finally:
+        for session in sessions:
+            session.close()
 
 
 def test_a_plain_model_gets_no_engine_and_no_store(tmp_path) -> None:
