@@ -221,19 +221,22 @@ def test_json_mode_gets_enough_tokens_for_the_object(fake, tmp_path, provider_cl
     assert limits == [8, least]  # two samples a request
 
 
-def test_a_reasoned_answer_has_a_store_key_of_its_own(tmp_path) -> None:
-    # A bare json answer stored by an earlier release is another elicitation: not reused.
-    keys = []
-    for provider_class in (OpenAIProvider, CompletionsProvider):
-        model = provider_class("fake", base_url="http://127.0.0.1:9/v1", env=ENV, timeout=5)
-        elicitor = ApiElicitor(model, ResponseStore(tmp_path / f"{provider_class.__name__}.sqlite"),
-                               EngineSettings(concurrency=1, max_retries=0, run_id="r"))
-        try:
-            keys.append(elicitor._store_mode("json"))
-        finally:
-            elicitor.close()
-            elicitor.store.close()
-    assert keys == [modes.REASONED_STORE_MODE, modes.STORE_MODES["json"]]
+@pytest.mark.parametrize(("provider", "asked_again"), [("openai", True), ("completions", False)])
+def test_a_reasoned_answer_has_a_store_key_of_its_own(fake, make, provider, asked_again) -> None:
+    """A bare json answer stored by an earlier release is another elicitation where json mode
+    now asks for a reasoning first (chat endpoints): not reused there; through the completions
+    scaffold json mode is still the bare object, and the stored answer is read back."""
+    server = fake(answer=lambda request, index: '{"probability": 40}' if request.body.get("prompt") is not None
+                  else '{"reasoning": "About 40.", "probability": 40}')
+    elicitor = make(server, provider)
+    asked = spec("json")
+    bare_key = answer_key(elicitor.provider.identity(), asked.system, asked.user, asked.temperature,
+                          elicitor.tokens_for(asked), modes.STORE_MODES["json"])
+    elicitor.store.put(bare_key, 0, ['{"probability": 40}'] * asked.samples, run_id="an-earlier-release")
+    [record] = run(elicitor, [asked])
+    assert [a.value for a in record.answers] == [40, 40]
+    assert bool(server.requests) is asked_again
+    assert (elicitor.key(asked) == bare_key) is not asked_again
 
 
 def test_the_reasoned_grammar_holds_one_line_of_reasoning_then_the_number() -> None:
