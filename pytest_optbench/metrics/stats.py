@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,40 +34,6 @@ class Interval:
 
 
 NO_INTERVAL = Interval(float("nan"), float("nan"), "none")
-
-
-def bootstrap_ci(
-    data: np.ndarray,
-    rng: np.random.Generator,
-    statistic: Callable[..., np.ndarray] = np.mean,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    confidence: float = CONFIDENCE,
-) -> Interval:
-    """Bootstrap CI over items: BCa, falling back to percentile where BCa is undefined.
-
-    BCa is NaN on degenerate data (all values equal, or too few distinct ones); the
-    percentile interval is then reported, and a constant sample gets the point interval.
-    With fewer than two values there is no interval.
-    """
-    data = np.asarray(data, dtype=float)
-    data = data[~np.isnan(data)]
-    if data.size < 2:
-        return NO_INTERVAL
-    if np.all(data == data[0]):
-        value = float(statistic(data))
-        return Interval(value, value, "percentile")
-    for method in ("BCa", "percentile"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # DegenerateDataWarning: handled by the fallback
-            result = _scipy_stats().bootstrap(
-                (data,), statistic, n_resamples=n_resamples, confidence_level=confidence,
-                method=method, rng=rng, vectorized=True, axis=-1,
-                batch=max(1, BATCH_CELLS // data.size),
-            )
-        low, high = result.confidence_interval
-        if np.isfinite(low) and np.isfinite(high):
-            return Interval(float(low), float(high), method)
-    return NO_INTERVAL
 
 
 def wilcoxon_p(values: np.ndarray) -> float:

@@ -165,7 +165,7 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
 
 def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, before: np.ndarray,
                   options: AggregateOptions, scale: float = 1.0, sd_floor: float = 0.0) -> Change | None:
-    """A metric that is the mean of per-item values: paired differences, BCa CI, sign-flip test."""
+    """A metric that is the mean of per-item values: paired differences, their bootstrap-t/Student CI and p."""
     keep = np.isfinite(now) & np.isfinite(before)
     now, before = now[keep] * scale, before[keep] * scale
     if not now.size:

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats as sps
 
 from pytest_optbench.metrics import skew
-from pytest_optbench.metrics.stats import NO_INTERVAL, bootstrap_ci, proportion_ci, wilcoxon_p
+from pytest_optbench.metrics.stats import NO_INTERVAL, proportion_ci, wilcoxon_p
 from pytest_optbench.records.item import Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import Aggregate, AggregateOptions, aggregate
 
@@ -380,36 +380,6 @@ def test_seed_changes_the_intervals_but_not_the_estimates() -> None:
 
 
 # --------------------------------------------------------------------------- intervals and tests
-
-
-@given(hnp.arrays(np.float64, st.integers(2, 12), elements=answers_0_100), st.integers(0, 2**32 - 1))
-def test_bootstrap_ci_contains_the_estimate(data: np.ndarray, seed: int) -> None:
-    interval = bootstrap_ci(data, np.random.default_rng(seed), n_resamples=200)
-    mean = float(np.mean(data))
-    assert interval.method in ("BCa", "percentile")
-    assert interval.low <= interval.high
-    assert interval.low - 1e-9 <= mean <= interval.high + 1e-9
-
-
-@given(st.floats(-100, 100, allow_nan=False), st.integers(2, 20))
-def test_constant_data_gives_a_point_interval(value: float, n: int) -> None:
-    interval = bootstrap_ci(np.full(n, value), np.random.default_rng(0), n_resamples=200)
-    assert interval.low == interval.high == pytest.approx(value)
-
-
-@pytest.mark.parametrize("data", [[], [3.0], [np.nan], [np.nan, 4.0, np.nan]])
-def test_fewer_than_two_values_gives_no_interval(data: list[float]) -> None:
-    interval = bootstrap_ci(np.array(data, dtype=float), np.random.default_rng(0), n_resamples=200)
-    assert math.isnan(interval.low) and math.isnan(interval.high)
-    assert interval.method == "none"
-    assert interval == NO_INTERVAL
-
-
-def test_bootstrap_ci_ignores_nan_and_is_reproducible() -> None:
-    data = np.array([1.0, 5.0, np.nan, 9.0, 2.0])
-    a = bootstrap_ci(data, np.random.default_rng(11), n_resamples=200)
-    b = bootstrap_ci(data[~np.isnan(data)], np.random.default_rng(11), n_resamples=200)
-    assert a == b
 
 
 @pytest.mark.parametrize("n", [1, 2, 10])
