@@ -7,6 +7,8 @@ English Track B suite and the known-answer suite through the plugin exactly as a
         --model=openai:NAME --base-url=http://127.0.0.1:PORT/v1 \\
         --samples 1 --max-tokens 48 --optbench-report OUT/NAME/report.json ...
 
+(``--xdist N`` adds ``-n N``: the same prompts through N xdist workers, one of which asks.)
+
 then reads the JSON report and prints, per model: answer-level parse rate, usable items
 (pairs with a usable answer on both sides; known-answer items with a usable answer), Skew and
 Brier with their 95% CIs, requests and tokens per answer, the share of answers cut off at the
@@ -71,6 +73,8 @@ def pytest_command(model: local_models.LocalModel, args: argparse.Namespace, out
            "-q", "-p", "no:cacheprovider"]
     if args.temperature is not None:
         cmd += ["--temperature", str(args.temperature)]
+    if args.xdist:
+        cmd += ["-n", str(args.xdist)]
     keyword = args.k
     if args.conditions != ["all"]:
         arms = " or ".join(args.conditions)
@@ -296,6 +300,8 @@ def main_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=1)
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--temperature", type=float, help="default: the suites' own (0.7)")
+    parser.add_argument("--xdist", type=int, default=0, metavar="N",
+                        help="run each session under pytest-xdist with N workers (default: serially)")
     parser.add_argument("--concurrency", type=int, default=local_models.PARALLEL,
                         help=f"requests in flight (default {local_models.PARALLEL}, the server's slots)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
