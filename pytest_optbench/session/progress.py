@@ -2,9 +2,10 @@
 
 A serial run on a terminal redraws one line (tqdm). Without a terminal (CI, output to a
 file), a serial run writes a plain line through pytest's terminal reporter at a steady
-interval, and each xdist worker writes its own, labelled with its id, to the stderr it was
-started with (pytest captures the worker's own file descriptors, so the original one is
-kept before capturing starts: ``keep_stderr``). ``-q`` and ``--optbench-progress-interval 0``
+interval, and each xdist worker with answers to ask for (engine.ASKER; in batch mode each has
+its share) writes its own, labelled with its id, to the stderr it was started with (pytest
+captures the worker's own file descriptors, so the original one is kept before capturing
+starts: ``keep_stderr``). ``-q`` and ``--optbench-progress-interval 0``
 turn the plain line off; a batch run keeps its batch status line instead.
 """
 
