@@ -37,8 +37,7 @@ class EngineSettings:
     max_tokens: int | None = None
     backoff_base: float = 0.5
     backoff_cap: float = 60.0
-    peer_wait: float = 900.0  # how long to wait for another xdist worker's share at most
-    peer_stall: float = 60.0  # ... and how long while no process stores anything (a dead peer)
+    peer_stall: float = 60.0  # how long an xdist worker waits for the asking one while nothing is stored (it died)
     run_id: str = ""
     deadline: float | None = None  # seconds the session may spend eliciting (--optbench-deadline)
     # Requests in a row that time out or cannot connect, with no answer in between, before the

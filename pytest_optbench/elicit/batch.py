@@ -445,6 +445,10 @@ class BatchElicitor(ApiElicitor):
                 answers.append(self._answer(key, None, spec))
         return PromptRecord(spec.role, spec.user, answers)
 
+    @property
+    def asks_for_all(self) -> bool:
+        return self.shard_count < 2  # under xdist each worker submits its own share
+
     def owns(self, key: str) -> bool:
         """Under xdist each worker submits the batches of its own share of the prompts (a
         stable hash of the key, never ``hash()``), json and logprobs prompts asked in real

@@ -36,8 +36,10 @@ from .store import ResponseStore, StoredAnswer, StoreError, answer_key
 
 T = TypeVar("T")
 
-# The failures-table key under which a stopped session tells its other xdist workers.
+# The failures-table keys under which a stopped session tells its other xdist workers, and
+# under which ASKER tells them it has asked for every prompt of the prefetch.
 STOP_KEY = "*session stopped*"
+DONE_KEY = "*prefetch asked*"
 MAX_ERROR = 500  # characters of an error message kept with an answer
 TOTAL_TIMEOUT = 2.0  # a request's whole reply must arrive within this many times --optbench-timeout
 # The xdist worker that asks for every prompt of the prefetch, with all of --concurrency: the
@@ -398,10 +400,7 @@ class ApiElicitor:
         if self.stop_reason is None:
             self.stop_reason = reason
             self._stopping.set()  # the requests in flight are cut short (_generate)
-            try:  # tell the other workers of this session
-                self.store.put_failure(STOP_KEY, self.settings.run_id, reason)
-            except StoreError as exc:
-                self._store_failed(exc)
+            self._announce(STOP_KEY, reason)  # tell the other workers of this session
         return self.stop_reason
 
     def should_stop(self) -> str | None:
@@ -462,7 +461,16 @@ class ApiElicitor:
             self._runner().run(self._run(jobs), meanwhile, self._slots_full)
         elif meanwhile is not None:
             meanwhile()
+        if self.shard_count > 1 and self.asks_for_all:
+            self._announce(DONE_KEY, "asked")
         self.on_progress(self.stats)
+
+    def _announce(self, key: str, message: str) -> None:
+        """A word to the session's other xdist workers, through the store."""
+        try:
+            self.store.put_failure(key, self.settings.run_id, message)
+        except StoreError as exc:
+            self._store_failed(exc)
 
     def preload(self) -> None:
         """Import the provider's SDK and build its client in the background now (the caller
@@ -658,10 +666,7 @@ class ApiElicitor:
     def _fail(self, key: str, message: str) -> None:
         """Remember a request that failed for good, here and for the other workers of this run."""
         self.failures[key] = message
-        try:
-            self.store.put_failure(key, self.settings.run_id, message)
-        except StoreError as exc:
-            self._store_failed(exc)
+        self._announce(key, message)
 
     def _delay(self, failure: CallFailed, attempt: int) -> float:
         """Retry-After when the server gave one, else capped exponential back-off with jitter."""
@@ -686,22 +691,30 @@ class ApiElicitor:
                                                    for i in range(spec.samples)])
 
     def _wait_for_peer(self, key: str, samples: int) -> dict[int, StoredAnswer]:
-        """Another worker owns this prompt and is probably eliciting it right now; stop
-        waiting when it has the answers, or when it gave up on them (never ask again then)."""
-        deadline = time.monotonic() + self.settings.peer_wait
+        """ASKER asks for this prompt, perhaps not yet: wait, for as long as a whole prefetch
+        takes, until its answers are stored, it gave up on them (never ask again then), it
+        has asked for every prompt (what is still missing, it could not store: asked here),
+        or the store has heard nothing for peer_stall seconds (it died: asked here)."""
+        run = self.settings.run_id
         stored = self.stored(key)
         try:
             last_write, last_change = self.store.last_write(), time.monotonic()
-            while len(stored) < samples and time.monotonic() < deadline:
-                if (message := self.store.failure(key, self.settings.run_id)) is not None:
+            while len(stored) < samples:
+                # Read before the prompt's own state: what ASKER stored before it said it was
+                # done is then seen below.
+                done = self.store.failure(DONE_KEY, run) is not None
+                if (message := self.store.failure(key, run)) is not None:
                     self.failures[key] = message
                     break
                 if self.should_stop() is not None:
                     break
+                if done:
+                    stored = self.stored(key)
+                    break
                 if (written := self.store.last_write()) != last_write:
                     last_write, last_change = written, time.monotonic()
                 elif time.monotonic() - last_change > self.settings.peer_stall:
-                    break  # nobody is storing anything: the owner died; ask ourselves
+                    break  # nobody is storing anything: the asker died; ask ourselves
                 time.sleep(0.2)
                 stored = self.stored(key)
         except StoreError as exc:  # the store cannot tell us: ask ourselves

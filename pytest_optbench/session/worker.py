@@ -119,8 +119,8 @@ class WorkerSession:
     def concurrency_share(self) -> int:
         """This process's part of --concurrency, which is for the whole run (a rate limit is
         too). Asking in real time, all of it goes to the process that asks for every prompt
-        (engine.ASKER); another xdist worker asks only for what that one left unasked when the
-        store has heard nothing for --optbench-peer-stall (it died), one request at a time. In
+        (engine.ASKER); another xdist worker asks only for what that one left missing (it died,
+        or its store did not take an answer: engine._wait_for_peer), one request at a time. In
         batch mode each worker submits its own share of the prompts, and the parts add up to
         --concurrency, each at least one."""
         from ..elicit.engine import ASKER

@@ -518,7 +518,7 @@ def test_one_xdist_worker_asks_for_every_prompt_and_the_others_read_the_store(ap
 
 
 def test_a_prompt_outside_the_prefetch_is_asked_by_the_worker_that_needs_it(api, make):
-    """Nobody else would ask for it: waiting for a peer would wait until peer_wait ran out."""
+    """Nobody else would ask for it: waiting for a peer would wait for nothing."""
     specs = [spec(i, samples=1) for i in range(4)]
     workers = [make(api, shard=(w, 2)) for w in range(2)]
     for worker in workers:
@@ -534,7 +534,7 @@ def test_a_prompt_outside_the_prefetch_is_asked_by_the_worker_that_needs_it(api,
 def test_a_peer_failure_is_neither_waited_for_nor_retried(fake, make):
     server = fake(fault_for=lambda r: "badrequest")
     specs = [spec(i, samples=1) for i in range(8)]
-    engine = settings(peer_wait=5.0)  # a regression would wait this long per prompt, then fail below
+    engine = settings(peer_stall=5.0)  # a regression would wait this long per prompt, then fail below
     workers = [make(server, shard=(w, 2), engine=engine) for w in range(2)]
     for worker in workers:
         worker.prefetch(specs)
@@ -562,7 +562,7 @@ def _late_peer(worker: ApiElicitor, specs: list[PromptSpec], delay: float = 0.3)
 def test_a_worker_waits_for_a_late_peer_instead_of_asking_twice(fake, make, fault):
     server = fake(fault_for=lambda r: fault)
     specs = [spec(i, samples=2) for i in range(8)]
-    engine = settings(peer_wait=10.0)
+    engine = settings(peer_stall=10.0)
     late, first = (make(server, shard=(w, 2), engine=engine) for w in range(2))  # the asker starts late
     first.prefetch(specs)
     thread = _late_peer(late, specs)
@@ -576,6 +576,51 @@ def test_a_worker_waits_for_a_late_peer_instead_of_asking_twice(fake, make, faul
         assert all(a.error is None for r in records for a in r.answers)
     else:
         assert all(a.error.startswith("openai: HTTP 400") for r in records for a in r.answers)
+
+
+def test_a_worker_waits_for_the_asker_as_long_as_it_stores_answers(fake, make):
+    """No cap on the wait while the asker is at work: a large prefetch can take longer than
+    any fixed wait, and a worker that gave up would pay for prompts the asker pays for too.
+    Here the asker stores the other prompts' answers for ~1.2 s, four peer_stall spans, and the
+    waited-for prompt last."""
+    server = fake()
+    specs = [spec(i, samples=1) for i in range(7)]
+    engine = settings(peer_stall=0.3, concurrency=1)
+    asker, waiter = (make(server, shard=(w, 2), engine=engine) for w in range(2))
+    waiter.prefetch(specs)
+
+    def slowly() -> None:
+        for s in specs[1:] + specs[:1]:  # the waited-for prompt last
+            time.sleep(0.2)
+            run_all(asker, [s])
+
+    thread = threading.Thread(target=slowly)
+    thread.start()
+    try:
+        record = waiter.record(specs[0])
+    finally:
+        thread.join()
+    assert record.answers[0].error is None
+    assert Counter(r.user for r in server.requests)[specs[0].user] == 1  # asked once, by the asker
+
+
+def test_a_prompt_the_asker_could_not_store_is_asked_once_it_is_done(fake, make, tmp_path):
+    """The asker says when it has asked for every prompt: what is still missing then (an
+    answer its store did not take, kept in its memory) is asked by the waiting worker at once,
+    not after peer_stall."""
+    server = fake()
+    specs = [spec(i, samples=1) for i in range(3)]
+    asker, waiter = (make(server, shard=(w, 2), engine=settings(peer_stall=3600.0)) for w in range(2))
+    asker.prefetch(specs)
+    asker.store._db.execute("DELETE FROM answers WHERE key = ?", (asker.key(specs[0]),))
+    waiter.prefetch(specs)
+    done = []
+    thread = threading.Thread(target=lambda: done.append(waiter.record(specs[0])), daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert done, "the waiting worker was still waiting for an asker that had said it was done"
+    assert done[0].answers[0].error is None
+    assert len(server.requests) == 4
 
 
 def test_a_failure_of_an_earlier_session_is_asked_again(fake, make):
@@ -856,7 +901,7 @@ def test_a_dead_peer_is_not_waited_for_long(fake, make):
     silence in the whole store, the waiting worker asks itself."""
     server = fake()
     specs = [spec(i, samples=1) for i in range(6)]
-    worker = make(server, shard=(1, 2), engine=settings(peer_wait=60.0, peer_stall=0.25))
+    worker = make(server, shard=(1, 2), engine=settings(peer_stall=0.25))
     worker.prefetch(specs)
     assert not server.requests  # worker 0 asks for the prefetch
     records = [worker.record(s) for s in specs]
