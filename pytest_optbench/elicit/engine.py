@@ -294,7 +294,7 @@ class ApiElicitor:
         self._peers_checked = 0.0
         self._keys: dict[tuple[Any, ...], str] = {}
         self._stopping = _StopSignal()  # bound to the loop of each run (_run)
-        self._prefetched: set[str] = set()  # the keys of the prefetch (share_out): ASKER asks for them
+        self._prefetched: set[str] = set()  # the keys of the prefetch (note_prefetch): ASKER asks for them
         self._slots_full = threading.Event()  # every request slot of the prefetch holds a request
         self._slots = settings.concurrency
 
@@ -329,7 +329,7 @@ class ApiElicitor:
         outside it, whoever needs it (nobody else would ask for it)."""
         return self.asks_for_all or key not in self._prefetched
 
-    def share_out(self, specs: Sequence[PromptSpec]) -> None:
+    def note_prefetch(self, specs: Sequence[PromptSpec]) -> None:
         """Note the prompts of the prefetch: under xdist, ASKER asks for them and every other
         worker waits for them in the store. Every worker collects the same items, so each
         knows the same prompts, from the prompts alone (not from the store, which is being
@@ -452,7 +452,7 @@ class ApiElicitor:
         """Elicit every missing answer of this process's share, concurrently. ``meanwhile``:
         work of the caller's thread done while the answers are awaited, once every request
         slot holds a request (or the requests are over); it must not raise."""
-        self.share_out(specs)
+        self.note_prefetch(specs)
         jobs = self.plan(specs)
         self.on_progress(self.stats)
         if jobs and not self.settings.offline:

@@ -522,7 +522,7 @@ def test_a_prompt_outside_the_prefetch_is_asked_by_the_worker_that_needs_it(api,
     specs = [spec(i, samples=1) for i in range(4)]
     workers = [make(api, shard=(w, 2)) for w in range(2)]
     for worker in workers:
-        worker.share_out(specs)
+        worker.note_prefetch(specs)
     keys = [workers[0].key(s) for s in specs]
     assert all(workers[0].owns(k) for k in keys) and not any(workers[1].owns(k) for k in keys)
     unseen = "f" * 64
