@@ -50,6 +50,13 @@ TOTAL_TIMEOUT = 2.0  # a request's whole reply must arrive within this many time
 ASKER = 0
 
 
+def is_asker(shard: tuple[int, int]) -> bool:
+    """Whether the process of this (index, count) shard asks for every prompt of the prefetch:
+    a serial run's, or xdist's ASKER."""
+    index, count = shard
+    return count < 2 or index == ASKER
+
+
 def _describe(exc: BaseException) -> str:
     text = one_line(str(exc).strip(), MAX_ERROR)
     if isinstance(exc, ReplyTooLong):
@@ -322,7 +329,7 @@ class ApiElicitor:
     @property
     def asks_for_all(self) -> bool:
         """This process asks for every prompt of the prefetch (a serial run, or xdist's ASKER)."""
-        return self.shard_count < 2 or self.shard_index == ASKER
+        return is_asker((self.shard_index, self.shard_count))
 
     def owns(self, key: str) -> bool:
         """Whether this process asks for a prompt: ASKER for those of the prefetch; a prompt

@@ -123,12 +123,12 @@ class WorkerSession:
         or its store did not take an answer: engine._wait_for_peer), one request at a time. In
         batch mode each worker submits its own share of the prompts, and the parts add up to
         --concurrency, each at least one."""
-        from ..elicit.engine import ASKER
+        from ..elicit.engine import is_asker
 
         index, count = self.shard
         total = self.options.engine.concurrency
         if not self.options.batch:
-            return total if index == ASKER else 1
+            return total if is_asker(self.shard) else 1
         return max(1, total // count + (1 if index < total % count else 0))
 
     def wants_language(self, language: str) -> bool:
