@@ -20,6 +20,31 @@ from .stats import BATCH_CELLS, CONFIDENCE, DEFAULT_RESAMPLES, NO_INTERVAL, Inte
 
 
 @contextmanager
+def scoring_numpy() -> Iterator[None]:
+    """numpy as scoring wants it, restored after: ordinary pages and one BLAS thread. Call it
+    from the thread that starts scoring, before any worker thread."""
+    with ordinary_pages(), one_blas_thread():
+        yield
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """While scoring, the BLAS library behind numpy (OpenBLAS in its wheels) uses one thread.
+
+    Its products here are matrix-vector products of a few MB at most, which a second thread
+    does not make faster; its threads spin between calls instead, on the cores the session's
+    other processes (session/spare.py) and the binary families' thread are using. Scoring the
+    bundled bank's records in one process on 2 cores took 11.8-13.3 s of CPU with OpenBLAS's
+    default of 2 threads and 7.1-9.0 s with one, in the same wall time; the numbers are the
+    same to the bit (each output element is summed in the same order).
+    """
+    from threadpoolctl import threadpool_limits  # at scoring time only
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@contextmanager
 def ordinary_pages() -> Iterator[None]:
     """While scoring, numpy does not ask Linux for huge pages; the setting is restored after.
 

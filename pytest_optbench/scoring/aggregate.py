@@ -25,7 +25,7 @@ from ..metrics import skew as skew_metrics
 from ..metrics.calibration_ci import binary_confidences
 from ..metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
 from ..metrics.rates import rate_confidence
-from ..metrics.resample import ordinary_pages
+from ..metrics.resample import scoring_numpy
 from ..metrics.stats import (
     DEFAULT_RESAMPLES,
     Interval,
@@ -202,7 +202,7 @@ def aggregate(records: Iterable[ItemRecord], options: AggregateOptions = Aggrega
     for record in records:
         by_suite[record.suite].append(record)
     suites: Suites = [_suite_entry(suite, _by_condition(by_suite[suite]), options) for suite in sorted(by_suite)]
-    with ordinary_pages():
+    with scoring_numpy():
         if pool is not None and len(suites) > 1:
             return _shared_suites(suites, options, pool, ahead)
         return _aggregate_suites(suites, options)
@@ -248,7 +248,7 @@ def _aggregate_suites(suites: Suites, options: AggregateOptions) -> list[Aggrega
 
 def suite_aggregates(suite: str, by_condition: dict[str, list[ItemRecord]], options: AggregateOptions) -> list[Aggregate]:
     """One suite's aggregates, in their usual order (also in a pool's process)."""
-    with ordinary_pages():
+    with scoring_numpy():
         return _aggregate_suites([_suite_entry(suite, by_condition, options)], options)
 
 

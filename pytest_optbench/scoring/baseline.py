@@ -21,7 +21,7 @@ from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
 from ..metrics.confidence import Confidence, bootstrap_confidence, change_bounds, studentized_bootstrap
 from ..metrics.rates import rate_change_confidence
-from ..metrics.resample import bootstrap_draws, ordinary_pages
+from ..metrics.resample import bootstrap_draws, scoring_numpy
 from ..metrics.skew import pair_skews
 from ..records.item import REFUSAL_VALUE, ItemRecord
 from .aggregate import AggregateOptions, answer_resolution, finite_or_none, pair_answers, resolution_sd, seeded_rng
@@ -154,7 +154,7 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
     for key in sorted(set(now) & set(before)):
         if now[key].kind == before[key].kind:
             groups[(key[0], key[2])].append((now[key], before[key]))
-    with ordinary_pages():
+    with scoring_numpy():
         for (suite, condition), pairs in sorted(groups.items()):
             comparison.changes.extend(_group_changes(suite, condition, pairs, options))
     return comparison

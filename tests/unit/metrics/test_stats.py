@@ -20,6 +20,7 @@ from pytest_optbench.metrics.resample import (
     ordinary_pages,
     percentile_interval,
     prefetched,
+    scoring_numpy,
     weight_batches,
     weighted_bootstrap,
 )
@@ -299,6 +300,22 @@ def test_scoring_asks_numpy_for_ordinary_pages_and_restores_its_setting() -> Non
         assert switch(True) is True  # and after an error
     finally:
         switch(original)
+
+
+def test_scoring_uses_one_blas_thread_and_restores_the_library_setting() -> None:
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    assert before, "numpy's BLAS library is loaded"
+    with scoring_numpy():
+        assert blas_threads() == [1] * len(before)
+    assert blas_threads() == before
+    with pytest.raises(RuntimeError), scoring_numpy():
+        raise RuntimeError("scoring failed")
+    assert blas_threads() == before
 
 
 def test_ordinary_pages_runs_the_block_where_numpy_has_no_switch(monkeypatch: pytest.MonkeyPatch) -> None:
