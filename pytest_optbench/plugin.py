@@ -21,7 +21,7 @@ import pytest
 
 from .options import add_options, read_options
 from .session.controller import CONTROLLER_KEY, ControllerSession, is_controller
-from .session.spare import session_pool, start_pool, stop_pool, warm
+from .session.spare import session_pool, start_pool, stop_pool
 from .session.worker import (
     NO_CLI_MODEL_REASON,
     NO_MODEL_REASON,
@@ -230,7 +230,6 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
         pool = start_pool(session.config, len(worker.items))
         worker.prefetch(not worker.answer_source(worker.items[0]).cli, pool)
         if pool is not None:
-            warm(pool)
             controller = session.config.stash.get(CONTROLLER_KEY, None)
             if controller is not None:  # a serial run: this process scores too
                 controller.score_ahead(pool, Counter(item.suite.id for item in worker.items))
@@ -326,6 +325,7 @@ class ControllerHooks:
         if self.controller.is_idle():
             return result  # not an audit: nothing to score, gate or write
         outcome = self.controller.finish(session_pool(session.config))
+        stop_pool(session.config, wait=False)  # nothing more for it to do
         if outcome.failed_gates or (outcome.missing and outcome.records) or outcome.strict_failures:
             session.testsfailed += 1  # fail the session the way pytest-cov does
         if self.controller.write_outputs(outcome) or self.controller.failed():

@@ -28,8 +28,11 @@ from .worker import SCORING_MODULES, warm_scoring
 
 MIN_ITEMS = 1000  # fewer: starting the pool's interpreters costs more than it saves
 MAX_PROCESSES = 8
-# What the simulated model's answers need (elicit/ahead.py), loaded as the pool starts.
-ELICIT_MODULES = ("pytest_optbench.elicit.ahead", "pytest_optbench.elicit.engine", "pytest_optbench.providers.sim")
+# What the pool's work needs, loaded as it starts: the simulated model's answers
+# (elicit/ahead.py), then scoring (about 1.3 s, most of it scipy.stats). Loaded later, after
+# the answers, it took 4 s of a run, the main process using both cores by then.
+POOL_MODULES = ("pytest_optbench.elicit.ahead", "pytest_optbench.elicit.engine", "pytest_optbench.providers.sim",
+                *SCORING_MODULES)
 
 SPARE_KEY = pytest.StashKey[Executor]()
 _EXPECTED_KEY = pytest.StashKey[int]()  # items collected so far, in the languages asked for
@@ -58,7 +61,8 @@ def expect_items(config: pytest.Config, items: int) -> None:
 
 
 def start_pool(config: pytest.Config, items: int) -> Executor | None:
-    """The session's pool (started now, loading the elicitation modules), or None when the
+    """The session's pool (started now, loading what it answers and scores with while the
+    rest is collected, when it would otherwise wait), or None when the
     run is too small, is part of an xdist run, only collects, or the machine has no core to
     spare."""
     if SPARE_KEY in config.stash:
@@ -74,18 +78,11 @@ def start_pool(config: pytest.Config, items: int) -> Executor | None:
                                    initializer=_quiet_child)
         with _without_main():  # the processes start on the first submit
             for _ in range(processes):
-                pool.submit(warm_scoring, ELICIT_MODULES)
+                pool.submit(warm_scoring, POOL_MODULES)
     except Exception:  # noqa: BLE001 - no pool: everything is done in this process, as before
         return None
     config.stash[SPARE_KEY] = pool
     return pool
-
-
-def warm(pool: Executor) -> None:
-    """Load the scoring modules in the pool while the items run (after the work queued)."""
-    with contextlib.suppress(Exception):  # a broken pool: the modules load here, when needed
-        for _ in range(_processes()):
-            pool.submit(warm_scoring, SCORING_MODULES)
 
 
 @contextlib.contextmanager
@@ -122,10 +119,11 @@ def session_pool(config: pytest.Config) -> Executor | None:
     return config.stash.get(SPARE_KEY, None)
 
 
-def stop_pool(config: pytest.Config) -> None:
-    """Shut the pool down, dropping work nobody took (at the end of the session)."""
+def stop_pool(config: pytest.Config, wait: bool = True) -> None:
+    """Shut the pool down, dropping work nobody took. ``wait=False`` once scoring is done:
+    the processes exit (0.4 s) while this one writes the reports and the summary."""
     pool = config.stash.get(SPARE_KEY, None)
     if pool is not None:
         del config.stash[SPARE_KEY]
         with contextlib.suppress(Exception):
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.shutdown(wait=wait, cancel_futures=True)

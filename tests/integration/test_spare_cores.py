@@ -13,16 +13,22 @@ from pytest_optbench.session import spare
 
 
 class PoolSpy:
-    """Sees whether the run had a pool while its items ran."""
+    """Sees whether the run had a pool while its items ran, and whether it still has one when
+    the summary is written."""
 
     def __init__(self) -> None:
         self.pools: list[Any] = []
+        self.at_summary: list[Any] = []
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> Any:
-        result = yield
-        self.pools.append(spare.session_pool(session.config))
-        return result
+    def pytest_runtest_logfinish(self) -> None:
+        if not self.pools:
+            self.pools.append(spare.session_pool(self.config))
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_terminal_summary(self, config: pytest.Config) -> None:
+        self.at_summary.append(spare.session_pool(config))
 
 
 def run(optbench: Any, monkeypatch: pytest.MonkeyPatch, least: int) -> tuple[Any, list[Any]]:
@@ -31,6 +37,7 @@ def run(optbench: Any, monkeypatch: pytest.MonkeyPatch, least: int) -> tuple[Any
     monkeypatch.setattr(spare, "spare_cores", lambda: 1)  # a pool of one, on any machine
     spy = PoolSpy()
     result = optbench.run("--model", "sim:optimist", plugins=(spy,))
+    assert spy.at_summary == [None]  # scoring is done: the pool was let go before the summary
     return result, spy.pools
 
 
