@@ -37,6 +37,7 @@ class AnswersAhead:
     def __init__(self, pool: Executor, model: Any, items: Sequence[Sequence[PromptSpec]]) -> None:
         self._positions = {id(specs): index for index, specs in enumerate(items)}  # id(spec list) -> place
         self._chunks: list[Future[list[list[PromptRecord]]] | None] = [None] * -(-len(items) // CHUNK)
+        self._taken: dict[int, list[list[PromptRecord]]] = {}  # chunk -> its records, once taken from the pool
         for chunk in reversed(range(len(self._chunks))):
             start = chunk * CHUNK
             try:
@@ -50,15 +51,19 @@ class AnswersAhead:
         index = self._positions.get(id(specs))
         if index is None:
             return None
-        future = self._chunks[index // CHUNK]
+        chunk = index // CHUNK
+        if chunk in self._taken:  # its first item waited for the pool, the others need not
+            return self._taken[chunk][index % CHUNK]
+        future = self._chunks[chunk]
         if future is None or future.cancel():
-            self._chunks[index // CHUNK] = None  # its other items are answered here too
+            self._chunks[chunk] = None  # its other items are answered here too
             return None
         try:
-            return future.result(timeout=WAIT)[index % CHUNK]
+            self._taken[chunk] = future.result(timeout=WAIT)
         except Exception:  # noqa: BLE001 - a broken pool, or a chunk past WAIT: answered here
-            self._chunks[index // CHUNK] = None
+            self._chunks[chunk] = None
             return None
+        return self._taken[chunk][index % CHUNK]
 
     def close(self) -> None:
         """The items have run: the chunks nobody took are not computed."""
@@ -66,4 +71,5 @@ class AnswersAhead:
             if future is not None:
                 future.cancel()
         self._chunks = []
+        self._taken = {}
         self._positions = {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import pytest
@@ -72,6 +72,39 @@ def test_a_chunk_the_pool_has_not_started_is_answered_here(pool) -> None:
     assert ahead.take([PromptSpec("x", "", "?", 1, 0.0)]) is None  # not an item of the run
     ahead.close()
     assert ahead.take(items[-1]) is None  # closed: everything is answered here
+
+
+class CountingFuture(Future[list[list[object]]]):
+    """A finished chunk that counts how often its result is asked for."""
+
+    def __init__(self, records: list[list[object]]) -> None:
+        super().__init__()
+        self.set_result(records)
+        self.asked = 0
+
+    def result(self, timeout: float | None = None) -> list[list[object]]:
+        self.asked += 1
+        return super().result(timeout)
+
+
+class FinishedPool:
+    """Answers every chunk at once, with placeholders that name the item."""
+
+    def __init__(self) -> None:
+        self.futures: list[CountingFuture] = []
+
+    def submit(self, fn, model, chunk):
+        self.futures.append(CountingFuture([[f"records of {specs[0].user}"] for specs in chunk]))
+        return self.futures[-1]
+
+
+def test_a_chunk_is_taken_from_the_pool_once_for_all_its_items() -> None:
+    items = bank_specs(CHUNK + 3)
+    pool = FinishedPool()
+    ahead = AnswersAhead(pool, SimulatedModel("calibrated"), items)  # type: ignore[arg-type]
+    assert [ahead.take(specs) for specs in items] == [[f"records of {specs[0].user}"] for specs in items]
+    assert [f.asked for f in pool.futures] == [1, 1]  # one wait per chunk, not one per item
+    ahead.close()
 
 
 def test_the_model_travels_without_its_memo() -> None:
