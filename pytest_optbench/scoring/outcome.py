@@ -44,8 +44,10 @@ class Outcome:
         """The warnings that fail this session (none without strict mode)."""
         return [w for w in self.warnings if w.strict] if self.strict else []
 
+    @cached_property
     def usage(self) -> dict[str, float]:
-        """Answers and tokens: how many were paid for in this run, how many read back."""
+        """Answers and tokens: how many were paid for in this run, how many read back
+        (counted once: the reports and the summary show it)."""
         # Items still waiting on a batch are not scored, but what their batches delivered is paid for.
         answers = [a for r in (*self.records, *self.pending) for a in r.answers() if not a.pending]
         fresh = [a for a in answers if a.cached is False]
@@ -71,8 +73,8 @@ class Outcome:
         return usage
 
     def usage_report(self) -> dict[str, Any]:
-        """``usage()`` with the cost in money when prices were given (the JSON report's ``run.usage``)."""
-        usage: dict[str, Any] = dict(self.usage())
+        """``usage`` with the cost in money when prices were given (the JSON report's ``run.usage``)."""
+        usage: dict[str, Any] = dict(self.usage)
         if self.cost is not None:
             usage["cost"] = self.cost.to_dict()
         return usage

@@ -205,7 +205,7 @@ def _merged(reports: Sequence[tuple[str, dict[str, Any]]], complete: bool | None
         # Strict if any shard ran strict; who answered, over every shard.
         "strict": any(d["run"].get("strict") is True for _, d in reports),
         "answered_by": list(dict.fromkeys(str(s) for _, d in reports for s in d["run"].get("answered_by") or [])),
-        "usage": Outcome([], [], records).usage(),
+        "usage": Outcome([], [], records).usage,
         "requests": requests,
         "provider_notes": sorted({n for _, d in reports for n in d["run"].get("provider_notes") or []}),
         "merge": {"reports": len(reports), "shards": shard.get("count"), "selection": shard.get("selection"),

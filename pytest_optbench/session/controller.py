@@ -46,6 +46,7 @@ class ControllerSession:
         self.records: dict[tuple[str, str, str], ItemRecord] = {}
         self.missing: list[str] = []  # items that failed without sending answers
         self.outcome: Outcome | None = None
+        self._metadata: tuple[Outcome, dict[str, Any]] | None = None  # metadata() of self.outcome
         self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
         self.baseline_display: str | None = None
         self.requests: dict[str, int] = {}  # summed over the processes that elicited
@@ -156,9 +157,12 @@ class ControllerSession:
         }
 
     def metadata(self) -> dict[str, Any]:
-        """The report's ``run`` section."""
+        """The report's ``run`` section: built once for a finished run, which the reports and
+        the summary show (it counts every answer)."""
+        if self.outcome is not None and self._metadata is not None and self._metadata[0] is self.outcome:
+            return self._metadata[1]
         options = self.options
-        return {
+        metadata = {
             "plugin_version": __version__,
             **self.settings_snapshot(),
             "seed": options.seed,
@@ -177,6 +181,9 @@ class ControllerSession:
                        "max_tokens": options.engine.max_tokens, "offline": options.engine.offline},
             **self.extra,
         }
+        if self.outcome is not None:
+            self._metadata = (self.outcome, metadata)
+        return metadata
 
     def is_idle(self) -> bool:
         """A session of a repository's other tests: no suite, no --model, no item result and no

@@ -234,3 +234,27 @@ def test_an_undeclared_pipeline_is_labelled_by_its_function_name(optbench):
     assert run.ret == 0, run.text
     assert run.report["run"]["model"] == "acme_pipeline" and run.report["run"]["model_version"] is None
     assert "<locals>" not in run.text
+
+
+class SummarySpy:
+    """The controller's run section and usage as the summary sees them."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[object, object, object, object]] = []
+
+    def pytest_terminal_summary(self, config) -> None:
+        from pytest_optbench.session.controller import CONTROLLER_KEY
+
+        controller = config.stash[CONTROLLER_KEY]
+        outcome = controller.outcome
+        self.seen.append((controller.metadata(), controller.metadata(), outcome.usage, outcome.usage))
+
+
+def test_the_run_section_and_usage_are_counted_once_for_the_reports_and_the_summary(optbench):
+    optbench.write("suites/pairs.yaml", pair_suite(n=20))
+    spy = SummarySpy()
+    run = optbench.run("--model", "sim:calibrated", plugins=(spy,))
+    assert run.ret == 0, run.text
+    [(first, second, usage, again)] = spy.seen
+    assert first is second and usage is again  # built once, shown many times
+    assert first["usage"] == run.report["run"]["usage"] and usage["answers"] == run.report["run"]["usage"]["answers"]

@@ -122,7 +122,7 @@ def headline(outcome: Outcome, metadata: Mapping[str, Any]) -> Headline:
     elicit = printable(str(metadata.get("elicit") or "+".join(sorted({r.elicit for r in outcome.records})) or "text"))
     run_line = (f"model {model} | elicit {elicit} | seed {metadata.get('seed')} | prompt {metadata.get('prompt_hash')} | "
                 f"{len(outcome.records)} item x condition results" + (" | strict" if outcome.strict else ""))
-    usage = outcome.usage()
+    usage = outcome.usage
     # Headlines first: a low parse rate, no model, nothing selected.
     lines = [warning_line(outcome, w) for w in outcome.warnings if w.headline]
     if usage["from_store"] or usage["paid_this_run"]:

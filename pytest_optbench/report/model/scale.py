@@ -27,7 +27,7 @@ def scale_lines(outcome: Outcome, metadata: Mapping[str, Any]) -> list[Line]:
             f"{int(shard.get('results_total') or 0):,} item results ({int(shard.get('answers') or 0):,} answers); "
             "aggregates cover this shard only, gates and baseline are judged on the merged run "
             "(optbench merge, then optbench gate)"))
-    usage = outcome.usage()
+    usage = outcome.usage
     if usage.get("paid_in_batches"):
         price = float(usage.get("batch_price", 0.5))
         lines.append(Line(

@@ -104,7 +104,7 @@ def test_openai_batch_answers_every_prompt_once_at_batch_price(fake, make, tmp_p
     assert counts["batches_submitted"] == 1 and counts["batch_lines"] == 6 and counts["batches_collected"] == 1
     assert counts["batch_lines_resubmitted"] == 0 and counts["batch_answers"] == 18
     item = ItemRecord("s", "i", "base", "inverted_pair", "f", "m", records)
-    usage = Outcome([], [], [item]).usage()
+    usage = Outcome([], [], [item]).usage
     assert usage["paid_in_batches"] == 18 and usage["batch_price"] == BATCH_PRICE
     assert usage["input_tokens_at_list_price"] == usage["input_tokens"] * BATCH_PRICE
 
