@@ -288,9 +288,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     record = getattr(item, "optbench_record", None)
     if call.when == "call" and record is not None:
-        report.optbench_record = record.to_dict()  # travels to the xdist controller
-        # The report carries it from now on: the item keeps no second copy for the rest of
-        # the session (every garbage collection, to the one at exit, walks what is kept).
+        controller = item.config.stash.get(CONTROLLER_KEY, None)
+        if controller is not None:  # a serial run: this process scores it, as it is
+            controller.hold(report, record)
+        else:
+            report.optbench_record = record.to_dict()  # travels to the xdist controller
+        # The controller or the report has it from now on: the item keeps no second copy for
+        # the rest of the session (every garbage collection, to the one at exit, walks what is kept).
         item.optbench_record = None  # type: ignore[attr-defined]
     return report
 
@@ -302,8 +306,7 @@ class ControllerHooks:
         self.controller = controller
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.controller.add_report(report)
-        if getattr(report, "optbench_record", None) is not None:
+        if self.controller.add_report(report):
             self.records += 1
             if self.records % FREEZE_EVERY == 0:
                 keep_from_collector()

@@ -44,6 +44,7 @@ class ControllerSession:
         self.thresholds_display = thresholds_display
         self.run_id = run_id
         self.records: dict[tuple[str, str, str], ItemRecord] = {}
+        self._held: dict[pytest.TestReport, ItemRecord] = {}  # a report -> its item's record (serial runs, see hold)
         self.missing: list[str] = []  # items that failed without sending answers
         self.outcome: Outcome | None = None
         self._metadata: tuple[Outcome, dict[str, Any]] | None = None  # metadata() of self.outcome
@@ -96,13 +97,22 @@ class ControllerSession:
         self.baseline = (data, report_records(data, path))
         self.baseline_display = display_path(path, root)
 
-    def add_report(self, report: pytest.TestReport) -> None:
-        data = getattr(report, "optbench_record", None)
+    def hold(self, report: pytest.TestReport, record: ItemRecord) -> None:
+        """A serial run: ``report``'s item record, for ``add_report`` (an xdist worker's comes as
+        a dict on its report). The report does not carry it: pytest keeps every report to the
+        end, and a second copy of each record cost time and memory."""
+        self._held[report] = record
+
+    def add_report(self, report: pytest.TestReport) -> bool:
+        """Take what ``report`` says; True when it brought an item record."""
+        record = self._held.pop(report, None)
+        data = getattr(report, "optbench_record", None) if record is None else None
         suite_item = report.nodeid.split("::")[0].endswith((".yaml", ".yml"))
         if data is not None:
             from ..records.item import ItemRecord
 
             record = ItemRecord.from_dict(data)
+        if record is not None:
             if record.pending_batches:  # not scored until its batch has delivered every answer
                 self.pending[record.key] = record
             else:
@@ -116,6 +126,7 @@ class ControllerSession:
         elif report.failed and suite_item:
             # A crashed worker or a failing fixture: the item sent no answers.
             self.missing.append(report.nodeid)
+        return record is not None
 
     def suite_prompt_hashes(self) -> dict[str, str]:
         """Each suite that reported -> the hash of all its prompts (selected or not)."""
