@@ -259,3 +259,25 @@ def test_an_audit_keeps_what_it_holds_from_the_collector_and_a_nested_one_gives_
     assert spy.frozen["collected"] > 0
     assert spy.frozen["scored"] >= spy.frozen["collected"]
     assert gc.get_freeze_count() == 0
+
+
+class ReportSpy:
+    """The call reports of a run, as the hooks after ours see them."""
+
+    def __init__(self) -> None:
+        self.calls: list[pytest.TestReport] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            self.calls.append(report)
+
+
+def test_a_serial_run_scores_each_record_without_a_copy_on_its_report(optbench):
+    """The controller takes the record itself (ControllerSession.hold); only an xdist worker
+    puts its dict on the report, to travel. pytest keeps every report to the end."""
+    optbench.write("suites/pairs.yaml", pair_suite(n=6))
+    spy = ReportSpy()
+    run = optbench.run("--model", "sim:calibrated", plugins=(spy,))
+    assert run.ret == 0, run.text
+    assert len(spy.calls) == 6 and not any(hasattr(r, "optbench_record") for r in spy.calls)
+    assert len(run.report["items"]) == 6 and all(i["prompts"] for i in run.report["items"])
