@@ -106,12 +106,11 @@ class ControllerSession:
     def add_report(self, report: pytest.TestReport) -> bool:
         """Take what ``report`` says; True when it brought an item record."""
         record = self._held.pop(report, None)
-        data = getattr(report, "optbench_record", None) if record is None else None
-        suite_item = report.nodeid.split("::")[0].endswith((".yaml", ".yml"))
-        if data is not None:
-            from ..records.item import ItemRecord
+        if record is None and (data := getattr(report, "optbench_record", None)) is not None:
+            from ..records.item import ItemRecord  # an xdist worker's, sent as a dict
 
             record = ItemRecord.from_dict(data)
+        suite_item = report.nodeid.split("::")[0].endswith((".yaml", ".yml"))
         if record is not None:
             if record.pending_batches:  # not scored until its batch has delivered every answer
                 self.pending[record.key] = record
