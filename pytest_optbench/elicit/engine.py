@@ -40,6 +40,7 @@ T = TypeVar("T")
 # under which ASKER tells them it has asked for every prompt of the prefetch.
 STOP_KEY = "*session stopped*"
 DONE_KEY = "*prefetch asked*"
+PEER_POLL = 0.02  # seconds between two looks at the store while another worker asks
 MAX_ERROR = 500  # characters of an error message kept with an answer
 TOTAL_TIMEOUT = 2.0  # a request's whole reply must arrive within this many times --optbench-timeout
 # The xdist worker that asks for every prompt of the prefetch, with all of --concurrency: the
@@ -705,25 +706,28 @@ class ApiElicitor:
         run = self.settings.run_id
         stored = self.stored(key)
         try:
-            last_write, last_change = self.store.last_write(), time.monotonic()
+            seen, last_change = None, time.monotonic()
             while len(stored) < samples:
-                # Read before the prompt's own state: what ASKER stored before it said it was
-                # done is then seen below.
-                done = self.store.failure(DONE_KEY, run) is not None
-                if (message := self.store.failure(key, run)) is not None:
-                    self.failures[key] = message
-                    break
                 if self.should_stop() is not None:
                     break
-                if done:
+                if (version := self.store.version()) != seen:
+                    seen, last_change = version, time.monotonic()
+                    # Read before the prompt's own state: what ASKER stored before it said
+                    # it was done is then seen below.
+                    done = self.store.failure(DONE_KEY, run) is not None
+                    if (message := self.store.failure(key, run)) is not None:
+                        self.failures[key] = message
+                        break
                     stored = self.stored(key)
-                    break
-                if (written := self.store.last_write()) != last_write:
-                    last_write, last_change = written, time.monotonic()
+                    if done:
+                        break
                 elif time.monotonic() - last_change > self.settings.peer_stall:
                     break  # nobody is storing anything: the asker died; ask ourselves
-                time.sleep(0.2)
-                stored = self.stored(key)
+                else:
+                    # Polled often: an answer is seen within PEER_POLL of its arrival (the
+                    # last round's answers are on the session's critical path); each poll is
+                    # one PRAGMA unless something was stored.
+                    time.sleep(PEER_POLL)
         except StoreError as exc:  # the store cannot tell us: ask ourselves
             self._store_failed(exc)
         return stored

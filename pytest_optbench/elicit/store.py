@@ -263,13 +263,13 @@ class ResponseStore:
             raise self._write_error(exc) from None
         return written
 
-    def last_write(self) -> float:
-        """When any process last stored an answer (0 for an empty store)."""
+    def version(self) -> int:
+        """A number that changes when another connection (another process) commits to the
+        store (SQLite's data_version): a cheap test of "anything new?" to poll often."""
         try:
-            row = self._db.execute("SELECT max(created) FROM answers").fetchone()
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error as exc:
             raise self._read_error(exc) from None
-        return float(row[0] or 0.0)
 
     def put_failure(self, key: str, run_id: str, message: str) -> None:
         try:

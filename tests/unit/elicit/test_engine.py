@@ -14,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+from pytest_optbench.elicit import engine as engine_module
 from pytest_optbench.elicit.engine import AdaptiveLimit, ApiElicitor, _runs
 from pytest_optbench.options import EngineSettings
 from pytest_optbench.prompts.build import PromptSpec
@@ -602,6 +603,35 @@ def test_a_worker_waits_for_the_asker_as_long_as_it_stores_answers(fake, make):
         thread.join()
     assert record.answers[0].error is None
     assert Counter(r.user for r in server.requests)[specs[0].user] == 1  # asked once, by the asker
+
+
+def test_a_waiting_worker_reads_the_store_only_when_another_process_wrote_to_it(fake, make, monkeypatch):
+    """The wait polls often (an answer of the last round is on the session's critical path),
+    so a poll must cost one PRAGMA: the prompt's answers and the failures are read again only
+    after another connection committed. Here the asker stores the answer at the 5th poll."""
+    server = fake()
+    specs = [spec(i, samples=1) for i in range(2)]
+    asker, waiter = (make(server, shard=(w, 2), engine=settings(peer_stall=3600.0)) for w in range(2))
+    waiter.prefetch(specs)
+    reads, polls = Counter(), []
+    for name in ("get", "failure"):
+        original = getattr(waiter.store, name)
+        # should_stop's look for a peer's stop (every 0.5 s of the clock) is not counted.
+        monkeypatch.setattr(waiter.store, name, lambda *a, _o=original, _n=name:
+                            (reads.update([_n] if a[0] != engine_module.STOP_KEY else []), _o(*a))[1])
+
+    def poll(seconds: float) -> None:
+        polls.append(seconds)
+        if len(polls) == 5:
+            run_all(asker, [specs[0]])
+
+    monkeypatch.setattr(engine_module.time, "sleep", poll)
+    record = waiter.record(specs[0])
+    assert record.answers[0].error is None and len(polls) == 5
+    assert set(polls) == {engine_module.PEER_POLL}
+    # The record's first look, the wait's, its first poll and the one after the asker's
+    # commit; the failures (the prompt's, "done") at those two polls only.
+    assert reads == {"get": 4, "failure": 4}
 
 
 def test_a_prompt_the_asker_could_not_store_is_asked_once_it_is_done(fake, make, tmp_path):
