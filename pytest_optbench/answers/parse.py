@@ -94,20 +94,39 @@ def json_answer(text: str, question: str | None = None) -> Parsed | None:
     """A json-mode reply read strictly (``modes.json_value``), or None when it is no answer
     object (then it is read as text). A reasoned object whose reasoning states another
     number for the asked event than its field is no answer: the model said two things
-    (Gemma through a chat template: "100", then 0.01)."""
+    (Gemma through a chat template: "100", then 0.01). An exact 1 (1 % or certainty?) is
+    read the one way its own reasoning allows, and declined when the reasoning does not
+    tell (_one_by_reasoning)."""
     strict = modes.json_value(text)
     if strict is None:
         return None
     value, reason, reasoning = strict
-    if reasoning and value is not None:
-        said = parse_answer(reasoning, question=question).value
+    if not reasoning:
+        return Parsed(value, reason)
+    said = parse_answer(reasoning, question=question).value
+    side = _opening_yes_no(reasoning)
+    if reason == modes.JSON_AMBIGUOUS:
+        value = _one_by_reasoning(said, side)
+        reason = None if value is not None else reason
+    if value is not None:
         if said is not None and abs(said - value) > 0.5:
             return Parsed(None, f"{REASONING_CONFLICT} ({said:g} against {value:g})")
-        side = _opening_yes_no(reasoning)
         # "No, mercury is not a liquid ...", then 100: a confidence in "no", or P(yes)? Declined.
         if side is not None and (value < 50 if side == "yes" else value > 50):
             return Parsed(None, f"{REASONING_CONFLICT} ({side} against {value:g})")
     return Parsed(value, reason)
+
+
+def _one_by_reasoning(said: float | None, side: str | None) -> float | None:
+    """An exact 1 as the reasoning before it reads it: 1 % after "no" or a stated 1 %,
+    certainty (100 %) after "yes" or a stated 100 %. Either other reading would contradict
+    the reasoning and be declined, so this is the object's only consistent answer; None
+    when the reasoning leaves both open (SmolLM2: "The answer is no, ...", then 1)."""
+    if said in (1.0, 100.0):
+        return said
+    if said is None and side is not None:
+        return 1.0 if side == "no" else 100.0
+    return None
 
 
 # Yes or no as a word of its own at the start: "No, ...", "Yes.", "The answer is no" (not

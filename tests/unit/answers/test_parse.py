@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_optbench.answers.parse import REASONING_CONFLICT, REASONS, Parsed, json_answer, parse_answer
+from pytest_optbench.prompts.modes import JSON_AMBIGUOUS
 from pytest_optbench.providers.sim import _STYLES
 
 Q_PASS = ("A person is learning to drive.\n\nWhat is the probability that the person passes "
@@ -915,6 +916,38 @@ def test_a_json_answer_that_says_two_things_is_no_answer() -> None:
     kept = json_answer('{"reasoning": "Lima lies west of Miami.", "probability": 95}', "Is Lima farther west than Miami?")
     assert kept is not None and kept.value == 95
     assert json_answer("About 65%.") is None  # no answer object: the text rules read it
+
+
+# SmolLM2-135M-Instruct through llama.cpp's chat endpoint (issue 26, 2026-12-03): its own
+# "no", then 1 (1 %, or certainty in the "no" that the object's yes/no rule would decline).
+SMOLLM2_NO_THEN_ONE = ('{"reasoning": "The answer is no, the answer is no, the answer is no, the answer is no, the '
+                       'answer is no, the answer is no, the answer is no, the answer is no, the answer is no, the '
+                       'answer is no, the answer is no, 1,", "probability": 1}')
+
+
+@pytest.mark.parametrize(("raw", "value"), [
+    (SMOLLM2_NO_THEN_ONE, 1.0),
+    ('{"reasoning": "No, Lima lies east of Miami.", "probability": 1}', 1.0),
+    ('{"reasoning": "Yes, Lima lies west of Miami.", "probability": 1}', 100.0),
+    ('{"reasoning": "The chance is 1%.", "probability": 1}', 1.0),
+    ('{"reasoning": "It is certain: 100%.", "probability": 1}', 100.0),
+])
+def test_an_exact_one_is_read_as_its_own_reasoning_reads_it(raw: str, value: float) -> None:
+    """An exact 1 is 1 % or certainty; where the reasoning before it states its side or its
+    number, only one reading agrees with it (the other would be declined as a contradiction)."""
+    read = json_answer(raw, "Is Lima farther west than Miami?")
+    assert read is not None and read.value == value and read.reason is None
+
+
+@pytest.mark.parametrize("raw", [
+    '{"reasoning": "Lima and Miami are both cities.", "probability": 1}',  # neither side nor number
+    '{"reasoning": "About 40%.", "probability": 1}',  # a number that is neither reading
+    '{"probability": 1}',  # a bare object has no reasoning to ask
+])
+def test_an_exact_one_the_reasoning_does_not_settle_stays_declined(raw: str) -> None:
+    read = json_answer(raw, "Is Lima farther west than Miami?")
+    assert read is not None and read.value is None
+    assert read.reason == JSON_AMBIGUOUS or read.reason.startswith(REASONING_CONFLICT)
 
 
 @given(reasoning=st.text(max_size=120), number=st.one_of(st.integers(-5, 250), st.floats(allow_nan=True)),
