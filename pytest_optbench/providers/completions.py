@@ -62,6 +62,7 @@ def scaffold(system: str, user: str, *, mode: str = modes.TEXT, yes_no: bool = F
 class CompletionsProvider(OpenAIProvider):
     provider = "openai-completions"
     json_reasoned = False  # the bare object of the scaffold's examples (modes.ANSWER_SCHEMA)
+    checks_template = False  # no chat template: the scaffold is the prompt
 
     def _common(self, params: dict[str, Any], request: ApiRequest, mode: str) -> None:
         params.pop("messages", None)

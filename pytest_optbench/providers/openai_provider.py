@@ -17,6 +17,7 @@ request again without it; every such change is noted for the summary.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from . import http_limit, wire, wire_openai
 from .remote import REASONING_MAX_TOKENS, ApiProvider, ApiRequest, ApiResult, CallFailed
 
 REASONING_FAMILY = re.compile(r"^(o\d|gpt-5(?!-chat))", re.IGNORECASE)
+LOOK_WAIT = 5.0  # seconds an answer waits for the server's GET /models and /props (_looked)
 MAX_N = 16  # samples per request: a 10-sample audit pays for each prompt once
 # The pseudo-mode a model's numeric log-probabilities are declined under (finish).
 NUMERIC_LOGPROBS = "numeric logprobs"
@@ -41,6 +43,18 @@ DIALECT_NOTES = {
                  "whitespace (guided_regex)",
     OLLAMA: "Ollama: json answers are constrained by the JSON schema (response_format, Ollama's format)",
 }
+# llama.cpp's own ChatML template (common/chat.cpp, CHATML_TEMPLATE_SRC), which its server
+# uses for a model file without a chat template of its own (Gemma 3 270M, a base model) and
+# reports as such in GET /props: the chat endpoint then wraps every prompt in markers the
+# model may never have seen, and what it answers measures the wrapping.
+LLAMA_CPP_CHATML_FALLBACK = (
+    "{%- for message in messages -%}\n"
+    "  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n"
+    "{%- endfor -%}\n"
+    "{%- if add_generation_prompt -%}\n"
+    "  {{- '<|im_start|>assistant\n' -}}\n"
+    "{%- endif -%}"
+)
 
 
 def version_below(text: Any, bound: tuple[int, ...]) -> bool:
@@ -79,6 +93,7 @@ class OpenAIProvider(ApiProvider):
     provider = "openai"
     sdk_module = "openai"
     json_reasoned = True  # chat: the reasoning, then the number (modes.REASONED_SCHEMA)
+    checks_template = True  # chat: does the server wrap prompts in a template of the model's own?
 
     def __init__(self, model: str, *, base_url: str | None, env: Mapping[str, str], timeout: float) -> None:
         base_url = base_url or env.get("OPENAI_BASE_URL") or None
@@ -97,8 +112,9 @@ class OpenAIProvider(ApiProvider):
         self.max_n = MAX_N
         self.top_logprobs = modes.TOP_LOGPROBS
         self._ignored_logprobs = False
-        self.dialect: str | None = OPENAI if base_url is None else None  # found out on the first json request
+        self.dialect: str | None = OPENAI if base_url is None else None  # found out on the first request
         self._dialect_lock: asyncio.Lock | None = None
+        self._looking: asyncio.Future[str | None] | None = None  # a dialect look beside text or logprobs requests
         if self.reasoning:
             self.default_max_tokens = REASONING_MAX_TOKENS
             self.note(f"{model} is a reasoning model: temperature is not sent and max_tokens is sent "
@@ -115,6 +131,11 @@ class OpenAIProvider(ApiProvider):
             if mode == modes.JSON and self.dialect is None:
                 await self.find_dialect()
                 mode = self.served_mode(request.mode)
+            if mode == modes.JSON and self.dialect in DIALECT_NOTES:
+                self.note(f"{self.model}: {DIALECT_NOTES[self.dialect]}")
+            elif self.dialect is None and self.checks_template and self._looking is None:
+                # Only the template check needs the server here: it runs beside the requests.
+                self._looking = asyncio.ensure_future(self._look())
             if mode == modes.LOGPROBS and not request.yes_no and self.served_mode(NUMERIC_LOGPROBS) != NUMERIC_LOGPROBS:
                 mode = modes.TEXT  # numbers declined on this model (finish): the fallback
             params = self.params(request, mode)
@@ -127,8 +148,17 @@ class OpenAIProvider(ApiProvider):
                 continue
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
                 raise self._failure(exc) from None
+            await self._looked()
             return await self.finish(self._with_mode(self.read_reply(body, mode), mode), request)
         raise CallFailed(f"{self.provider}: the server rejected the request after parameter changes", retryable=False)
+
+    async def _looked(self) -> None:
+        """The look beside the requests ends before their answers are taken (a GET is quicker
+        than a generation), so that every item's record carries its note; a server slow to
+        answer it holds an answer back LOOK_WAIT seconds at most."""
+        if self._looking is not None and not self._looking.done():
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._looking), LOOK_WAIT)
 
     def params(self, request: ApiRequest, mode: str) -> dict[str, Any]:
         """The request body as the provider stands now (parameters the server rejected are
@@ -156,11 +186,29 @@ class OpenAIProvider(ApiProvider):
             self._dialect_lock = asyncio.Lock()
         async with self._dialect_lock:
             if self.dialect is None:
-                self.dialect = await self._detect_dialect()
-                if self.dialect in DIALECT_NOTES:
-                    self.note(f"{self.model}: {DIALECT_NOTES[self.dialect]}")
+                dialect = await self._detect_dialect()
+                if dialect == LLAMA_CPP and self.checks_template:
+                    await self._check_template()
+                self.dialect = dialect
                 self.after_dialect(self.dialect)
         return self.dialect
+
+    async def _look(self) -> str | None:
+        """find_dialect beside the requests: what fails there only leaves the note unsaid."""
+        try:
+            return await self.find_dialect()
+        except Exception:  # noqa: BLE001 - the requests meet and report any real fault
+            return None
+
+    async def _check_template(self) -> None:
+        """llama.cpp's ChatML fallback (LLAMA_CPP_CHATML_FALLBACK) in its GET /props: said once."""
+        props = await self._get_json(f"{server_root(str(self.base_url))}/props")
+        if props.get("chat_template") == LLAMA_CPP_CHATML_FALLBACK:
+            self.note(f"{self.model}: llama.cpp wraps every chat prompt in its built-in ChatML template, which it "
+                      "uses when the model file has no chat template of its own (a base model) or when told to "
+                      "(--chat-template chatml); answers through a template the model never saw measure the "
+                      "template more than the model: ask a base model through the completions scaffold "
+                      f"(--model=openai-completions:{self.model})")
 
     def after_dialect(self, dialect: str) -> None:
         """What a dialect rules out on this endpoint (the completions endpoint: Ollama)."""

@@ -15,7 +15,8 @@ and ``json_schema`` (both at once is its 400); ``vllm`` takes ``structured_outpu
 ``vllm_version`` 0.12 on and ``guided_regex`` before it, ignoring the other as vLLM ignores
 unknown fields; ``ollama`` takes ``response_format`` on the chat endpoint only. ``GET
 /v1/models`` says who serves (``owned_by``), as do vLLM's ``/version`` and Ollama's
-``/api/version`` (GETs are listed in ``gets``, not ``requests``);
+``/api/version`` (GETs are listed in ``gets``, not ``requests``), and llama.cpp's ``/props`` its
+``chat_template``;
 a forced Anthropic tool gets a ``tool_use`` block; ``logprobs`` returns the answer's tokens
 with ``top_logprobs`` in OpenAI's chat shape (also llama.cpp's, on both endpoints) or the
 legacy completions shape, tokenized as ``token_style`` says (``testing_logprobs.py``):
@@ -118,6 +119,9 @@ class FakeAPI:
     numbers_for: Callable[[FakeRequest], dict[int, float]] | None = None
     server_kind: str = "openai"  # openai | llama.cpp | vllm | ollama: its structured-output words
     vllm_version: str = "0.12.0"
+    # llama.cpp's GET /props: the chat template it applies (its ChatML fallback for a model
+    # file without one: providers.openai_provider.LLAMA_CPP_CHATML_FALLBACK).
+    chat_template: str = "{{ messages[0]['content'] }}"
     gets: list[str] = field(default_factory=list)
     port_number: int = 0  # 0: any free port
     # What a response says served it: the model id (default: the one asked for, as OpenAI's
@@ -330,10 +334,13 @@ class FakeAPI:
         return choice
 
     def _get(self, path: str) -> tuple[int, dict[str, Any]] | None:
-        """GET /v1/models (who serves: ``owned_by``), vLLM's /version, Ollama's /api/version."""
+        """GET /v1/models (who serves: ``owned_by``), llama.cpp's /props, vLLM's /version, Ollama's
+        /api/version."""
         if path.endswith("/models"):
             owner = {"llama.cpp": "llamacpp", "vllm": "vllm", "ollama": "library"}.get(self.server_kind, "system")
             return 200, {"object": "list", "data": [{"id": "fake", "object": "model", "created": 0, "owned_by": owner}]}
+        if path == "/props" and self.server_kind == "llama.cpp":
+            return 200, {"chat_template": self.chat_template, "bos_token": "<bos>", "eos_token": "<eos>"}
         if path == "/version" and self.server_kind == "vllm":
             return 200, {"version": self.vllm_version}
         if path == "/api/version" and self.server_kind == "ollama":

@@ -18,7 +18,7 @@ from pytest_optbench.prompts import modes
 from pytest_optbench.prompts.build import PromptSpec, render_prompts
 from pytest_optbench.providers.anthropic_provider import AnthropicProvider
 from pytest_optbench.providers.completions import CUE, JSON_STOP, CompletionsProvider, scaffold
-from pytest_optbench.providers.openai_provider import OpenAIProvider
+from pytest_optbench.providers.openai_provider import LLAMA_CPP_CHATML_FALLBACK, OpenAIProvider
 from pytest_optbench.providers.remote import ApiProvider
 from pytest_optbench.suite.load import ELICIT_MODES as SUITE_MODES
 from pytest_optbench.suite.load import SuiteError, parse_suite
@@ -475,3 +475,38 @@ def test_completions_json_rejected_falls_back(fake, make) -> None:
 def test_completions_stored_logprobs_shape_is_json() -> None:
     assert json.loads(json.dumps(fake_positions("65", "digits")))
     assert math.isfinite(fake_positions("7")[0][1])
+
+
+# --------------------------------------------------------------------------- llama.cpp's chat template
+
+FALLBACK_NOTE = "llama.cpp wraps every chat prompt in its built-in ChatML template"
+
+
+@pytest.mark.parametrize("mode", [modes.TEXT, modes.JSON, modes.LOGPROBS])
+def test_llama_cpp_s_chatml_fallback_is_named_in_every_mode(fake, make, mode) -> None:
+    """Gemma 3 270M (a base model whose file has no chat template) through llama.cpp's chat
+    endpoint (issue 26): the server wraps each prompt in its own ChatML, as its GET /props
+    says, and the answers measure that wrapping: one note, naming the completions scaffold."""
+    server = fake(server_kind="llama.cpp", chat_template=LLAMA_CPP_CHATML_FALLBACK,
+                  answer=lambda request, index: '{"reasoning": "Unlikely.", "probability": 20}'
+                  if mode == modes.JSON else "20")
+    elicitor = make(server)
+    run(elicitor, [spec(mode, i) for i in range(3)])
+    notes = [n for n in elicitor.provider.notes if FALLBACK_NOTE in n]
+    assert len(notes) == 1 and "--model=openai-completions:fake" in notes[0]
+    assert server.gets.count("/props") == 1
+    # The json note belongs to json requests only.
+    assert any("json answers are constrained" in n for n in elicitor.provider.notes) is (mode == modes.JSON)
+
+
+@pytest.mark.parametrize(("template", "provider", "kind"), [
+    ("{% for m in messages %}<|im_start|>{{ m.content }}{% endfor %}", "openai", "llama.cpp"),  # the model's own
+    (LLAMA_CPP_CHATML_FALLBACK, "completions", "llama.cpp"),  # the scaffold is no chat template
+    (LLAMA_CPP_CHATML_FALLBACK, "openai", "vllm"),  # only llama.cpp is asked for /props
+])
+def test_no_template_note_where_the_model_s_own_prompt_is_used(fake, make, template, provider, kind) -> None:
+    server = fake(server_kind=kind, chat_template=template)
+    elicitor = make(server, provider)
+    run(elicitor, [spec(modes.TEXT, i) for i in range(2)])
+    assert not [n for n in elicitor.provider.notes if FALLBACK_NOTE in n]
+    assert ("/props" in server.gets) is (provider == "openai" and kind == "llama.cpp")
