@@ -62,7 +62,7 @@ def write_binary_suite(path: Path, n_items: int, *, samples: int = 1, suite_id: 
 
 @dataclass
 class TimedFakeAPI(FakeAPI):
-    """FakeAPI that also logs (arrival, answered) monotonic times of every request."""
+    """FakeAPI that also logs (arrival, answered) monotonic times of every POST request."""
 
     spans: list[tuple[float, float]] = field(default_factory=list)
     prompts: list[dict[str, str]] = field(default_factory=list)  # what a benchmark keeps of the requests it saw
@@ -72,8 +72,9 @@ class TimedFakeAPI(FakeAPI):
         try:
             return super()._handle(handler, raw)
         finally:
-            with self._lock:
-                self.spans.append((start, time.monotonic()))
+            if handler.command == "POST":  # the model's requests; not a GET of /models or /props
+                with self._lock:
+                    self.spans.append((start, time.monotonic()))
 
     def reset(self) -> None:
         with self._lock:
