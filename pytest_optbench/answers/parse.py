@@ -101,20 +101,18 @@ def json_answer(text: str, question: str | None = None) -> Parsed | None:
     if strict is None:
         return None
     value, reason, reasoning = strict
-    if not reasoning:
-        return Parsed(value, reason)
+    if not reasoning or (value is None and reason != modes.JSON_AMBIGUOUS):
+        return Parsed(value, reason)  # nothing for the reasoning to check or settle
     said = parse_answer(reasoning, question=question).value
     side = _opening_yes_no(reasoning)
-    if reason == modes.JSON_AMBIGUOUS:
-        value = _one_by_reasoning(said, side)
-        reason = None if value is not None else reason
-    if value is not None:
-        if said is not None and abs(said - value) > 0.5:
-            return Parsed(None, f"{REASONING_CONFLICT} ({said:g} against {value:g})")
-        # "No, mercury is not a liquid ...", then 100: a confidence in "no", or P(yes)? Declined.
-        if side is not None and (value < 50 if side == "yes" else value > 50):
-            return Parsed(None, f"{REASONING_CONFLICT} ({side} against {value:g})")
-    return Parsed(value, reason)
+    if value is None and (value := _one_by_reasoning(said, side)) is None:
+        return Parsed(None, reason)
+    if said is not None and abs(said - value) > 0.5:
+        return Parsed(None, f"{REASONING_CONFLICT} ({said:g} against {value:g})")
+    # "No, mercury is not a liquid ...", then 100: a confidence in "no", or P(yes)? Declined.
+    if side is not None and (value < 50 if side == "yes" else value > 50):
+        return Parsed(None, f"{REASONING_CONFLICT} ({side} against {value:g})")
+    return Parsed(value)
 
 
 def _one_by_reasoning(said: float | None, side: str | None) -> float | None:
