@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from .options import add_options, read_options
+from .session.asker import ASKER_INPUT, ASKER_KEY, start_asker
 from .session.controller import CONTROLLER_KEY, ControllerSession, is_controller
 from .session.spare import session_pool, start_pool, stop_pool
 from .session.worker import (
@@ -81,7 +82,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[CONTROLLER_KEY] = controller
             config.pluginmanager.register(ControllerHooks(controller), "optbench-controller")
             if config.pluginmanager.hasplugin("xdist"):
-                config.pluginmanager.register(XdistControllerHooks(controller), "optbench-xdist")
+                config.pluginmanager.register(XdistControllerHooks(controller, config), "optbench-xdist")
             if options.batch:
                 controller.extra["batch"] = {"wait_seconds": options.batch_wait, "max_lines": options.batch_size,
                                              "open": {}}
@@ -90,9 +91,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
             register(config, options.shard, controller, is_controller(config) and _distributed(config))
         if not (is_controller(config) and _distributed(config)):
-            worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input))
+            asks = False if worker_input.get(ASKER_INPUT) else None  # False: the controller asks
+            worker = WorkerSession(options, run_id, shard=_worker_shard(worker_input), asks=asks)
             config.stash[WORKER_KEY] = worker
             worker.build_model()
+        elif (asker := start_asker(options, run_id)) is not None:
+            config.stash[ASKER_KEY] = asker
         else:
             check_model_spec(options)
     except _usage_errors() as exc:
@@ -151,9 +155,9 @@ def _distributed(config: pytest.Config) -> bool:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _SESSIONS
-    worker = config.stash.get(WORKER_KEY, None)
-    if worker is not None:
-        worker.close()
+    for session in (config.stash.get(WORKER_KEY, None), config.stash.get(ASKER_KEY, None)):
+        if session is not None:
+            session.close()
     stop_pool(config)
     _SESSIONS -= 1
     if _SESSIONS > 0:  # a session run inside another (pytester): the process goes on, so does its collector
@@ -243,17 +247,22 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Every process that asks an API model shows its progress (session/progress.py)."""
     worker = session.config.stash.get(WORKER_KEY, None)
+    asker = session.config.stash.get(ASKER_KEY, None)
+    if asker is not None:
+        worker = asker.session
     if worker is not None and worker.elicitor is not None:
         from .session.progress import attach_progress
 
-        worker.close_progress = attach_progress(session.config, worker, serial=is_controller(session.config))
+        worker.close_progress = attach_progress(session.config, worker, serial=is_controller(session.config),
+                                                label="optbench [controller]" if asker is not None else None)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     worker = session.config.stash.get(WORKER_KEY, None)
-    if worker is not None and worker.close_progress is not None:
-        worker.close_progress()
-        worker.close_progress = None
+    for shown in (worker, getattr(session.config.stash.get(ASKER_KEY, None), "session", None)):
+        if shown is not None and shown.close_progress is not None:
+            shown.close_progress()
+            shown.close_progress = None
     # An xdist worker sends what it saw to the controller (xdist ships workeroutput after this).
     if worker is not None and hasattr(session.config, "workeroutput"):
         session.config.workeroutput["optbench_facts"] = worker.facts.to_dict()
@@ -323,6 +332,9 @@ class ControllerHooks:
             self.controller.facts.merge(worker.facts.to_dict())
             self.controller.add_request_counts(worker.request_counts())
             self.controller.add_batch_info(worker.batch_info())
+        if (asker := session.config.stash.get(ASKER_KEY, None)) is not None:  # xdist: the controller asked
+            self.controller.add_request_counts(asker.finish())
+            self.controller.asker_notes, self.controller.asker_faults = asker.notes, asker.faults()
         if self.controller.facts.language_error:
             raise pytest.UsageError(self.controller.facts.language_error)
         if self.controller.is_idle():
@@ -351,18 +363,21 @@ class XdistControllerHooks:
     store can tell answers paid for in this session from answers read back; and what each
     worker saw while collecting (``RunFacts``), which only workers can see."""
 
-    def __init__(self, controller: ControllerSession) -> None:
+    def __init__(self, controller: ControllerSession, config: pytest.Config) -> None:
         self.controller = controller
         self.run_id = controller.run_id
+        self.config = config
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["optbench_run_id"] = self.run_id
+        node.workerinput[ASKER_INPUT] = ASKER_KEY in self.config.stash
 
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The workers now ask for their answers and run the items: the controller, idle until
         their reports come, loads what it scores with meanwhile (on a thread of its own, so
         that it keeps taking the workers' reports)."""
-        if ids and self.controller.options.model_spec and self.warming is None:
+        # Where the controller asks, it loads them once its requests are out (session/asker.py).
+        if ids and self.controller.options.model_spec and self.warming is None and ASKER_KEY not in self.config.stash:
             from .session.worker import warm_scoring
 
             self.warming = threading.Thread(target=warm_scoring, kwargs={"idle": True}, name="optbench-warm-scoring",

@@ -5,7 +5,8 @@ after another, when its item runs. An API provider goes through ``ApiElicitor``:
 first item runs, the prompts of every selected item are elicited concurrently, with bounded
 and adaptive concurrency, back-off that honours Retry-After, and each answer written to the
 response store as it arrives; items then read their answers from the store. Under xdist one
-worker (``ASKER``) asks for them all and the others read the store as its answers arrive.
+process asks for them all, the controller where it can (session/asker.py), otherwise one
+worker (``ASKER``), and the workers read the store as its answers arrive.
 """
 
 from __future__ import annotations
@@ -283,9 +284,14 @@ class ApiElicitor:
 
     def __init__(self, provider: ApiProvider, store: ResponseStore, settings: EngineSettings,
                  shard: tuple[int, int] = (0, 1), on_progress: Callable[[EngineStats], None] | None = None,
-                 parent_pid: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 parent_pid: int | None = None, clock: Callable[[], float] = time.monotonic,
+                 asks: bool | None = None) -> None:
         self.provider, self.store, self.settings = provider, store, settings
         self.shard_index, self.shard_count = shard
+        # ``asks`` given: the xdist controller asks (True there, False in every worker), so this
+        # process has peers even under -n 1; otherwise the shard decides (is_asker).
+        self._asks = is_asker(shard) if asks is None else asks
+        self.peers = self.shard_count > 1 or asks is not None
         self.stats = EngineStats()
         self.failures: dict[str, str] = {}
         self.on_progress = on_progress or (lambda stats: None)
@@ -329,8 +335,9 @@ class ApiElicitor:
 
     @property
     def asks_for_all(self) -> bool:
-        """This process asks for every prompt of the prefetch (a serial run, or xdist's ASKER)."""
-        return is_asker((self.shard_index, self.shard_count))
+        """This process asks for every prompt of the prefetch (a serial run, the xdist
+        controller that asks, or xdist's ASKER)."""
+        return self._asks
 
     def owns(self, key: str) -> bool:
         """Whether this process asks for a prompt: ASKER for those of the prefetch; a prompt
@@ -342,7 +349,7 @@ class ApiElicitor:
         worker waits for them in the store. Every worker collects the same items, so each
         knows the same prompts, from the prompts alone (not from the store, which is being
         written)."""
-        if self.shard_count > 1:
+        if self.peers:
             self._prefetched = {self.key(spec) for spec in specs}
 
     # -- the store, and memory where the store fails ------------------------------------------
@@ -411,6 +418,15 @@ class ApiElicitor:
             self._announce(STOP_KEY, reason)  # tell the other workers of this session
         return self.stop_reason
 
+    def ask_here(self) -> None:
+        """The controller cannot be handed the prompts: xdist's ASKER asks for them after all
+        (with the one request at a time a waiting worker was given: a fallback, not a path)."""
+        self._asks = is_asker((self.shard_index, self.shard_count))
+
+    def halt(self, reason: str) -> None:
+        """Stop asking, now and for the session's other processes (its items have all run)."""
+        self._stop(reason)
+
     def should_stop(self) -> str | None:
         """Why no more requests may be sent, or None."""
         if self.stop_reason is not None:
@@ -420,7 +436,7 @@ class ApiElicitor:
             return self._stop(f"the session deadline of {self.settings.deadline:g} s (--optbench-deadline) passed")
         if self.parent_pid is not None and os.getppid() != self.parent_pid:
             return self._stop("the xdist controller has gone")
-        if self.shard_count > 1 and now - self._peers_checked > 0.5:
+        if self.peers and now - self._peers_checked > 0.5:
             self._peers_checked = now
             try:
                 reason = self.store.failure(STOP_KEY, self.settings.run_id)
@@ -469,7 +485,7 @@ class ApiElicitor:
             self._runner().run(self._run(jobs), meanwhile, self._slots_full)
         elif meanwhile is not None:
             meanwhile()
-        if self.shard_count > 1 and self.asks_for_all:
+        if self.peers and self.asks_for_all:
             self._announce(DONE_KEY, "asked")
         self.on_progress(self.stats)
 
@@ -590,6 +606,10 @@ class ApiElicitor:
             stats.in_flight -= 1
             self._failed_in_a_row = self._timeouts_in_a_row = 0
             await limit.release()
+            # The request waiting for this slot is sent before this answer is stored: answers
+            # come back in bursts (a round of requests sent together), and each storing would
+            # otherwise hold back every later request of the burst.
+            await asyncio.sleep(0)
             # A server may echo the key it got; text a UTF-8 store cannot hold is repaired.
             texts = [well_formed(text) for text in self.provider.redact_result(result).texts[:n]]
             self._keep(job.key, sample, texts, result, job.spec.mode)
@@ -713,7 +733,11 @@ class ApiElicitor:
                 if (version := self.store.version()) != seen:
                     seen, last_change = version, time.monotonic()
                     # Read before the prompt's own state: what ASKER stored before it said
-                    # it was done is then seen below.
+                    # it was done is then seen below. A stop it announced is taken at once:
+                    # after its last word (done), nothing here may ask what it was refused.
+                    if (reason := self.store.failure(STOP_KEY, run)) is not None:
+                        self.stop_reason = self.stop_reason or reason
+                        break
                     done = self.store.failure(DONE_KEY, run) is not None
                     if (message := self.store.failure(key, run)) is not None:
                         self.failures[key] = message

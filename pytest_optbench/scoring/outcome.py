@@ -28,6 +28,7 @@ class Outcome:
     pending: list[ItemRecord] = field(default_factory=list)  # answers still in open provider batches: not scored
     policy: Policy = field(default_factory=Policy)  # whether INCONCLUSIVE gates fail the session
     prices: Prices | None = None  # the user's prices (--optbench-prices): the run's cost in money
+    asker_notes: list[str] = field(default_factory=list)  # the provider's notes where the xdist controller asked
 
     @cached_property
     def cost(self) -> Cost | None:
@@ -80,4 +81,4 @@ class Outcome:
         return usage
 
     def notes(self) -> list[str]:
-        return sorted({note for r in self.records for note in r.notes})
+        return sorted({note for r in self.records for note in r.notes} | set(self.asker_notes))

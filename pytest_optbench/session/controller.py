@@ -51,6 +51,9 @@ class ControllerSession:
         self.baseline: tuple[dict[str, Any], list[ItemRecord]] | None = None
         self.baseline_display: str | None = None
         self.requests: dict[str, int] = {}  # summed over the processes that elicited
+        # Where the xdist controller asked (session/asker.py): its provider's notes and its store's faults.
+        self.asker_notes: list[str] = []
+        self.asker_faults: list[str] = []
         self.facts = RunFacts()  # merged from the worker(s) when the items have run
         self.no_model_skips = 0  # suite items skipped because no model was chosen
         self.unusable: list[str] = []  # items marked xfail: some prompt got no usable answer
@@ -250,7 +253,7 @@ class ControllerSession:
         self.outcome = Outcome(aggregates, verdicts, records, sorted(set(self.missing)),
                                language_skews(aggregates, records, options), comparison, warnings,
                                self.options.strict, pending=[self.pending[k] for k in sorted(self.pending)],
-                               policy=policy, prices=self.prices)
+                               policy=policy, prices=self.prices, asker_notes=self.asker_notes)
         return self.outcome
 
     def shard_warnings(self) -> list[RunWarning]:
@@ -306,7 +309,7 @@ class ControllerSession:
     def faults(self) -> list[str]:
         """Problems the workers met that leave every answer right (a store that could not be
         written), once each."""
-        return sorted({fault for record in self.records.values() for fault in record.faults})
+        return sorted({fault for record in self.records.values() for fault in record.faults} | set(self.asker_faults))
 
     def failed(self) -> bool:
         """A report not written or a store not written fails the session."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import pytest
 
@@ -32,14 +32,17 @@ def keep_stderr(config: pytest.Config) -> None:
             pass
 
 
-def attach_progress(config: pytest.Config, worker: WorkerSession, serial: bool) -> Callable[[], None] | None:
-    """Give ``worker`` its progress display; returns what closes it (None: no display)."""
+def attach_progress(config: pytest.Config, worker: WorkerSession, serial: bool,
+                    label: str | None = None) -> Callable[[], None] | None:
+    """Give ``worker`` its progress display; returns what closes it (None: no display).
+    ``label``: the xdist controller that asks (session/asker.py), whose lines go through its
+    terminal reporter between the workers' reports, never as a redrawn bar."""
     from ..report.progress import Progress, ProgressLines, plain_wanted, progress_wanted
 
     verbosity = config.get_verbosity()
     options = worker.options
     reporter = config.pluginmanager.get_plugin("terminalreporter") if serial else None
-    if serial and progress_wanted(verbosity):
+    if serial and label is None and progress_wanted(verbosity):
         bar = Progress()
         worker.progress = bar
         return bar.close
@@ -53,7 +56,8 @@ def attach_progress(config: pytest.Config, worker: WorkerSession, serial: bool) 
     if serial:
         if reporter is None:
             return None
-        write, label = reporter.write_line, "optbench"
+        write = reporter.write_line if label is None else _between_reports(reporter)
+        label = label or "optbench"
     else:
         stream = config.stash.get(STDERR_KEY, None)
         if stream is None:
@@ -70,3 +74,13 @@ def _write(stream: TextIO, line: str) -> None:
         stream.write(line + "\n")
     except (OSError, ValueError):  # a closed or broken stderr: progress is not worth a failure
         pass
+
+
+def _between_reports(reporter: Any) -> Callable[[str], None]:
+    """write_line that first ends a line of the workers' progress dots (pytest's reporter
+    starts a new line only after a file name it printed itself)."""
+    def write(line: str) -> None:
+        if getattr(getattr(reporter, "_tw", None), "width_of_current_line", 0):  # no public API for it
+            reporter.write("\n")
+        reporter.write_line(line)
+    return write

@@ -70,10 +70,14 @@ class AnswerSource:
 
 
 class WorkerSession:
-    def __init__(self, options: RunOptions, run_id: str, shard: tuple[int, int] = (0, 1)) -> None:
+    def __init__(self, options: RunOptions, run_id: str, shard: tuple[int, int] = (0, 1),
+                 asks: bool | None = None) -> None:
         self.options = options
         self.run_id = run_id  # the same on the controller and every xdist worker
         self.shard = shard  # (index, count): this process's share of the prompts
+        # None: the shard decides who asks (engine.is_asker); True on the xdist controller that
+        # asks (session/asker.py), False on its workers, which hand it their prompts instead.
+        self.asks = asks
         self.suite_paths: dict[str, str] = {}
         self.items: list[Any] = []  # the collected OptbenchItems, for prefetching
         self.model: Any = None  # built from --model; None means "skip items"
@@ -110,7 +114,8 @@ class WorkerSession:
             # An xdist worker stops asking when its controller has gone (killed, crashed).
             parent = os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else None
             self.elicitor = ApiElicitor(self.model, store, settings, shard=self.shard, parent_pid=parent,
-                                        on_progress=lambda stats: self.progress and self.progress(stats))
+                                        on_progress=lambda stats: self.progress and self.progress(stats),
+                                        asks=self.asks)
             # A first run asks for every answer: the SDK loads while items are collected (in the
             # one xdist worker that asks; another imports it only if it must ask itself).
             if store.empty() and self.elicitor.asks_for_all:
@@ -128,7 +133,8 @@ class WorkerSession:
         index, count = self.shard
         total = self.options.engine.concurrency
         if not self.options.batch:
-            return total if is_asker(self.shard) else 1
+            asks = is_asker(self.shard) if self.asks is None else self.asks
+            return total if asks else 1
         return max(1, total // count + (1 if index < total % count else 0))
 
     def wants_language(self, language: str) -> bool:
@@ -201,11 +207,27 @@ class WorkerSession:
             from ..elicit.ahead import AnswersAhead
 
             self.ahead = AnswersAhead(pool, self.model, [item.specs for item in self.items])
+        if self.asks is False and self.elicitor is not None and self._handed_over(model_overridden):
+            return
         if self.elicitor is not None and self.items and not model_overridden:
             # A serial session scores in this process: it loads the scoring modules while it waits
             # for the answers (an xdist worker does not score).
             meanwhile = None if os.environ.get("PYTEST_XDIST_WORKER") else warm_scoring
             self.elicitor.prefetch([s for item in self.items for s in item.specs], meanwhile)
+
+    def _handed_over(self, model_overridden: bool) -> bool:
+        """The controller asks (session/asker.py): hand it the prompts, or word that there
+        are none. False when they could not be handed over: the workers ask, as without it."""
+        from .handover import hand_over
+
+        if self.elicitor is None:
+            return False
+        specs = [s for item in self.items for s in item.specs] if not model_overridden else []
+        if hand_over(self.options.cache_dir, self.run_id, specs):
+            self.elicitor.note_prefetch(specs)
+            return True
+        self.elicitor.ask_here()
+        return False
 
     def elicit(self, model: Any, specs: Sequence[PromptSpec]) -> list[PromptRecord]:
         """Answers for one item: from the engine for the --model provider, directly otherwise

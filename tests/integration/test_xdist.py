@@ -111,21 +111,19 @@ ITEMS = 12
 PROMPTS = 2 * ITEMS
 
 
-def test_one_worker_asks_for_every_prompt_with_all_of_the_concurrency(optbench, monkeypatch, openai_sdk, capfd):
-    """Each prompt is asked once, by gw0, with all of ``--concurrency 4`` (gw1 would ask one
-    request at a time, only if gw0 died); gw1's items read gw0's answers from the store; a
-    second run reads everything back. With no terminal, the asking worker writes its progress
-    lines to the stderr it was started with (here capfd's, which the worker processes
-    inherit); the other has nothing to count."""
+def test_the_controller_asks_for_every_prompt_with_all_of_the_concurrency(optbench, monkeypatch, openai_sdk):
+    """Each prompt is asked once, by the controller, with all of ``--concurrency 4``: it
+    imports the SDK while its workers start, and they hand it their prompts (session/asker.py)
+    and read its answers from the store; a worker would ask, one request at a time, only if
+    the controller stopped storing. A second run reads everything back. The controller writes
+    its progress lines through its terminal reporter (no terminal here: plain lines)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
     optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
     optbench.write("conftest.py", WORKER_PROBE)
     with FakeAPI() as api:
         args = ("--model", "openai:fake-model", "--base-url", api.openai_url, "--concurrency", "4",
                 "--optbench-cache-dir", str(optbench.path / "store"))
-        capfd.readouterr()
         first = optbench.run(*args, xdist=True)
-        progress = [line for line in capfd.readouterr().err.splitlines() if line.startswith("optbench [gw")]
         asked = [r.user for r in api.requests]
         workers = probes(optbench)
         for path in optbench.path.glob("probe-*.json"):
@@ -135,20 +133,77 @@ def test_one_worker_asks_for_every_prompt_with_all_of_the_concurrency(optbench, 
     assert first.ret == second.ret == 0, first.text
     first.result.assert_outcomes(passed=ITEMS)
     assert len(asked) == len(set(asked)) == PROMPTS
-    finals = [line for line in progress if "(100%)" in line and "done in" in line]
-    assert [line.split(":")[0] for line in finals] == ["optbench [gw0]"], progress
+    finals = [line for line in first.text.splitlines() if "(100%)" in line and "done in" in line]
+    assert [line.split(":")[0] for line in finals] == ["optbench [controller]"], first.text
     assert f"{PROMPTS * 3} of {PROMPTS * 3} answers" in finals[0]
     assert {w: (tuple(p["shard"]), p["concurrency"]) for w, p in workers.items()} == {
-        "gw0": ((0, 2), 4), "gw1": ((1, 2), 1)}
-    assert {w: p["requests"] for w, p in workers.items()} == {"gw0": PROMPTS, "gw1": 0}
+        "gw0": ((0, 2), 1), "gw1": ((1, 2), 1)}
+    assert {w: p["requests"] for w, p in workers.items()} == {"gw0": 0, "gw1": 0}
+    assert first.report["run"]["requests"]["requests"] == PROMPTS  # counted where they were made
     assert all(p["items"] > 0 for p in workers.values())  # both workers ran items
     # The workers are new interpreters: they too run the code of this checkout.
     assert all(Path(p["module"]).resolve().is_relative_to(ROOT) for p in workers.values())
-    assert sum(p["requests"] for p in workers.values()) == PROMPTS
     assert asked_again == 0 and [p["requests"] for p in probes(optbench).values()] == [0, 0]
+    assert second.report["run"]["requests"]["requests"] == 0
     usage = second.report["run"]["usage"]
     assert usage["from_store"] == usage["answers"] == PROMPTS * 3 and usage["paid_this_run"] == 0
     assert second.report["aggregates"] == first.report["aggregates"]
+    assert not list((optbench.path / "store" / "plans").glob("*"))  # each hand-over is removed once taken
+
+
+def test_a_bad_key_under_xdist_stops_the_controller_s_requests_at_once(optbench, monkeypatch, openai_sdk):
+    """The controller asks: the first 401 stops it (one refused request per slot at most),
+    and the workers' items fail with the reason, one FAILED line per process at most."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-revoked-xdist")
+    optbench.write("suites/pairs.yaml", pair_suite(n=ITEMS))
+    with FakeAPI(fault_for=lambda request: "auth") as api:
+        run = optbench.run("--model", "openai:fake-model", "--base-url", api.openai_url, "--concurrency", "4",
+                           "--optbench-cache-dir", str(optbench.path / "store"), xdist=True)
+        asked = len(api.requests)
+    assert run.ret == 1 and 1 <= asked <= 4
+    outcomes = run.result.parseoutcomes()
+    assert 1 <= outcomes["failed"] <= 2 and outcomes["failed"] + outcomes.get("skipped", 0) == ITEMS
+    assert "openai: HTTP 401" in run.text and "Traceback" not in run.text
+    assert "sk-revoked-xdist" not in run.text
+
+
+def test_a_conftest_model_under_xdist_leaves_the_controller_nothing_to_ask(optbench, monkeypatch, openai_sdk):
+    """Only the workers see that a conftest fixture answers (here one that wraps --model and
+    never calls it): they hand over no prompts, and nothing is asked of the server."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
+    optbench.write("suites/pairs.yaml", pair_suite(n=4))
+    optbench.write("conftest.py", """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def optbench_model(optbench_cli_model):
+            return lambda prompt: "40"
+    """)
+    with FakeAPI() as api:
+        run = optbench.run("--model", "openai:fake-model", "--base-url", api.openai_url,
+                           "--optbench-cache-dir", str(optbench.path / "store"), xdist=True)
+        asked = len(api.requests)
+    assert run.ret == 0, run.text
+    run.result.assert_outcomes(passed=4)
+    assert asked == 0
+    assert run.report["run"]["requests"].get("requests", 0) == 0
+
+
+def test_the_controller_s_provider_notes_reach_the_report(optbench, monkeypatch, openai_sdk):
+    """json mode against a llama.cpp server: the dialect is found by the process that asks,
+    the controller, and its note is in the report as in a serial run."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-xdist")
+    optbench.write("suites/pairs.yaml", pair_suite(n=4))
+    with FakeAPI(server_kind="llama.cpp",
+                 answer=lambda request, index: '{"reasoning": "Likely.", "probability": 70}') as api:
+        args = ("--model", "openai:fake-model", "--base-url", api.openai_url, "--optbench-elicit", "json")
+        parallel = optbench.run(*args, "--optbench-cache-dir", str(optbench.path / "a"), xdist=True)
+        serial = optbench.run(*args, "--optbench-cache-dir", str(optbench.path / "b"))
+    assert parallel.ret == serial.ret == 0, parallel.text
+    notes = parallel.report["run"]["provider_notes"]
+    assert any("json answers are constrained by a grammar" in n for n in notes), notes
+    assert notes == serial.report["run"]["provider_notes"]
+    assert "json answers are constrained by a grammar" in parallel.text
 
 
 def test_collection_error_on_the_workers_is_one_sentence(optbench):

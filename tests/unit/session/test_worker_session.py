@@ -119,3 +119,40 @@ def test_an_overridden_model_fixture_means_no_prefetch(tmp_path, openai_env) -> 
         assert session.elicitor is not None and session.elicitor.stats.total == 0
     finally:
         session.close()
+
+
+def test_where_the_controller_asks_a_worker_waits_and_hands_over(tmp_path, openai_env) -> None:
+    """asks=False (the controller asks, session/asker.py): no SDK ahead, one request at a time
+    if it must ask at all, and its prompts go to the controller; a hand-over that cannot be
+    written leaves xdist's ASKER to ask them, as without the controller."""
+    from pytest_optbench.prompts.build import PromptSpec
+    from pytest_optbench.session.handover import plan_path, take_over
+
+    spec = PromptSpec("positive", "S", "U", 1, 0.0)
+
+    class Item:
+        specs = (spec,)
+
+    sessions = []
+    for index, blocked in ((0, False), (0, True)):
+        options = RunOptions(model_spec="openai:fake-model", base_url="http://127.0.0.1:9/v1",
+                             cache_dir=tmp_path / f"store-{blocked}", engine=EngineSettings(concurrency=8))
+        session = WorkerSession(options, run_id="run-1", shard=(index, 2), asks=False)
+        session.build_model()
+        sessions.append(session)
+        if blocked:
+            (options.cache_dir / "plans").write_text("in the way")
+            session.elicitor.settings = EngineSettings(concurrency=8, offline=True)  # so that nothing is sent
+        session.items = [Item()]
+    try:
+        handed, blocked_session = sessions
+        assert handed.elicitor.settings.concurrency == 1 and handed.model._preload is None
+        assert not handed.elicitor.asks_for_all
+        handed.prefetch(model_overridden=False)
+        assert [s.user for s in take_over(plan_path(handed.options.cache_dir, "run-1")) or []] == ["U"]
+        assert not handed.elicitor.owns(handed.elicitor.key(spec))  # the controller asks for it
+        blocked_session.prefetch(model_overridden=False)
+        assert blocked_session.elicitor.asks_for_all  # gw0 asks after all
+    finally:
+        for session in sessions:
+            session.close()
