@@ -25,7 +25,6 @@ from .handover import plan_path, take_over
 from .worker import WorkerSession, warm_scoring
 
 ASKER_INPUT = "optbench_controller_asks"  # the workerinput flag: hand the prompts over, do not ask
-POLL = 0.02  # seconds between two looks for the hand-over (engine.PEER_POLL)
 
 
 def start_asker(options: RunOptions, run_id: str) -> ControllerAsker | None:
@@ -60,15 +59,21 @@ class ControllerAsker:
         self._thread.start()
 
     def _serve(self) -> None:
+        from ..elicit.engine import PEER_POLL  # loaded with the engine by build_model
+
         elicitor = self.session.elicitor
         while elicitor is not None and not self._over.is_set():
             specs = take_over(self.path)
-            if specs is not None:
+            if specs is None:
+                self._over.wait(PEER_POLL)
+            elif specs:
                 # The scoring modules load once every request slot holds a request: before, they
                 # would hold up the SDK's import and the first requests.
-                elicitor.prefetch(specs, warm_scoring) if specs else warm_scoring()
+                elicitor.prefetch(specs, warm_scoring)
                 return
-            self._over.wait(POLL)
+            else:
+                warm_scoring()
+                return
 
     def finish(self) -> dict[str, int]:
         """The items have all run: stop asking (a worker that stopped waiting asked itself)
