@@ -5,6 +5,7 @@ and intervals agree, intervals are ordered, contain their estimate, stay within 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -32,6 +33,7 @@ from pytest_optbench.metrics.confidence import (
 )
 from pytest_optbench.metrics.rates import (
     CLUSTERED,
+    RateChange,
     base_rate_confidence,
     cluster_rate,
     rate_change_confidence,
@@ -343,15 +345,24 @@ def test_rate_change_with_no_events_in_either_run_is_not_a_point() -> None:
     assert cd.p_value(0.0) == 1.0
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open: Hypothesis found cells [(0, 1), (3, 2)] where the MOVER interval at correlation 1 is not "
-    "nested across levels (0.999 narrower than 0.8 on one side). Cause: RateChange caps the correlation "
-    "at small/big of the two runs' distances *at each level*; where the cap binds the combined distance "
-    "is sqrt(big^2 - small^2), which shrinks as the level rises when the two runs' distances grow at "
-    "different rates (their design effects differ). A level-free cap would need the distances' ratio "
-    "over all levels; capping at small/(2 big) is provably monotone but never narrower than the wider "
-    "run's own distance, so it gives up the narrowing pairing brings (not measured); a monotone envelope over levels "
-    "costs a grid of Clopper-Pearson intervals per p value. Left for a follow-up."))
+def test_rate_change_family_is_nested_where_the_mover_formula_is_not() -> None:
+    # Three items of 5 checks: 1, 1, 0 hits now, 5, 5, 3 before (correlation 1). The MOVER
+    # formula's ends move inwards as the level rises (its 0.999 interval is the point
+    # -0.733: both distances near their range, combined at r = 1); the hull stays nested.
+    checks = np.full(3, 5.0)
+    cd = rate_change_confidence(np.array([1.0, 1.0, 0.0]), checks, np.array([5.0, 5.0, 3.0]), checks)
+    assert isinstance(cd, RateChange)
+    raw = [cd._mover(level) for level in (0.5, 0.95, 0.999)]
+    assert raw[2][1] - raw[2][0] < 1e-6 < raw[0][1] - raw[0][0]  # the formula alone collapses
+    intervals = [cd.interval(level) for level in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999)]
+    for narrow, wide in itertools.pairwise(intervals):
+        assert wide.low <= narrow.low and wide.high >= narrow.high
+    assert intervals[3].low < cd.estimate < intervals[3].high
+    assert intervals[3].low <= raw[0][0]  # the 0.95 interval reaches as far as the 0.5 one did
+    for value in (-0.9, -0.8, -0.5, -0.2, 0.0):
+        assert_contract(cd, value, 0.95)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=20), LEVELS,
        st.floats(-0.5, 0.5))
