@@ -745,21 +745,35 @@ def _edge_session(data: EdgeData, n: int, rng: np.random.Generator, resamples: i
 
 def _power_bound(pilots: Sequence[Confidence], side: str, truth: float, metric: str) -> float:
     """The bound b whose printed detectable crossing d(b) (median over the pilot runs) puts
-    the truth exactly d beyond it: b + d(b) = truth for a max gate (fixed-point iteration; a
-    rate's d depends on b). NaN when no such bound lies in the metric's range (a crossing
-    near the edge, e.g. ECE near 0, cannot be placed by moving the bound: that needs another
-    population)."""
+    the truth exactly d beyond it: b + d(b) = truth for a max gate, b - d(b) = truth for a
+    min gate. A rate's and the AUC's d depend on b, and b -> b +- d(b) rises with b, so it
+    is found by bisection on the side of the truth the bound lies. NaN when no such bound
+    lies in the metric's range (a crossing near the edge, e.g. ECE near 0, cannot be placed
+    by moving the bound: that needs another population)."""
     low, high = NATURAL_BOUNDS.get(metric, (0.0, 1.0))
-    sign = -1.0 if side == "max" else 1.0
-    bound = truth
-    for _ in range(12):
+    sign = 1.0 if side == "max" else -1.0
+
+    def reached(bound: float) -> float:  # the truth that bound's printed crossing points to
         d = float(np.nanmedian([detectable_crossing(cd, ALPHA / 2, side=side, bound=bound) for cd in pilots]))
-        if not math.isfinite(d):
-            return math.nan
-        bound = truth + sign * d
-        if not low <= bound <= high:
-            return math.nan
-    return bound
+        return bound + sign * d
+
+    inner, outer = (truth, low) if side == "max" else (truth, high)
+    # reached(inner) lies beyond the truth; the bound sought lies between inner and outer.
+    for candidate in (outer, *(inner + share * (outer - inner) for share in (0.999, 0.99, 0.9))):
+        value = reached(candidate)
+        if math.isfinite(value) and sign * (value - truth) <= 0:
+            outer = candidate
+            break
+    else:
+        return math.nan
+    for _ in range(30):  # the range / 1e9
+        middle = (inner + outer) / 2
+        value = reached(middle)
+        if math.isfinite(value) and sign * (value - truth) <= 0:
+            outer = middle
+        else:
+            inner = middle
+    return outer
 
 
 def section_edges(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:

@@ -104,6 +104,7 @@ class LogitNormalConfidence(Confidence):
     estimate: float
     se_logit: float
     method: str = UNBIASED
+    items: int = 0  # the sample's size, for the power of a gate (the SE is estimated from it)
 
     def _z(self, value: float) -> float:
         return (_logit(self.estimate) - _logit(value)) / self.se_logit
@@ -198,5 +199,5 @@ def auc_confidence(p: np.ndarray, y: np.ndarray, estimate: float | None = None) 
     if estimate is not None and math.isfinite(estimate):
         auc = float(estimate)
     if 0.0 < auc < 1.0 and variance > 0:
-        return LogitNormalConfidence(auc, math.sqrt(variance) / (auc * (1.0 - auc)))
+        return LogitNormalConfidence(auc, math.sqrt(variance) / (auc * (1.0 - auc)), items=yes + no)
     return NewcombeScoreConfidence(auc, yes, no)

@@ -11,6 +11,7 @@ import scipy.stats as sps
 
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics import gate_tests
+from pytest_optbench.metrics.auc_ci import LogitNormalConfidence, auc_confidence
 from pytest_optbench.metrics.calibration_ci import binary_confidences
 from pytest_optbench.metrics.confidence import bootstrap_confidence, studentized_bootstrap
 from pytest_optbench.metrics.power import detectable_crossing
@@ -264,6 +265,32 @@ def test_d8_printed_detectable_crossing_of_a_skewed_mean_is_caught_at_least_75_p
     caught = np.mean([gate_tests.p_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples), "max",
                                             bound) < 0.025 for _ in range(300)])
     assert 0.75 <= caught <= 0.93  # conservative on right-skewed items (docs/statistics.md, Power)
+
+
+def _binormal_auc_sample(rng: np.random.Generator, auc: float, n: int) -> LogitNormalConfidence:
+    """n items, half of each class, forecasts binormal with equal spreads at the given AUC."""
+    separation = math.sqrt(2.0) * sps.norm.ppf(auc)
+    y = np.arange(n) % 2
+    p = sps.norm.cdf(rng.standard_normal(n) + separation * y - separation / 2)
+    confidence = auc_confidence(p, y.astype(float))
+    assert isinstance(confidence, LogitNormalConfidence)
+    return confidence
+
+
+def test_d8_printed_detectable_crossing_of_the_auc_near_the_top_has_80_percent_power() -> None:
+    """An `auc >= 0.95` gate at 30 items: the truth placed the printed crossing below the bound
+    is caught 75-85% of the time. Before: 0.99 (the crossing read the probability-scale
+    interval as a shifted distribution, whose upper half shrinks towards 1)."""
+    rng = np.random.default_rng(12)
+    n, bound, truth = 30, 0.95, 0.8
+    for _ in range(2):  # the population the pilots come from is the one the crossing points at
+        printed = float(np.median([detectable_crossing(_binormal_auc_sample(rng, truth, n), side="min", bound=bound)
+                                   for _ in range(60)]))
+        truth = bound - printed
+    assert 0.1 < printed < 0.3
+    caught = np.mean([gate_tests.p_crossing(_binormal_auc_sample(rng, truth, n), "min", bound) < 0.025
+                      for _ in range(600)])
+    assert 0.75 <= caught <= 0.85
 
 
 def _two_valued_pool(rng: np.random.Generator, size: int = 4000) -> tuple[np.ndarray, np.ndarray]:
