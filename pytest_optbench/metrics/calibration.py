@@ -306,14 +306,44 @@ def ece_cross_fitted(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> tupl
 
     The plug-in ECE is exactly the mean over items of sign(gap of the item's bin) (p_i - y_i);
     its upward bias comes from taking that sign from the item itself. Here each item's sign
-    is its bin's gap without it (leave one out; an item alone in its bin adds 0), so the mean
-    no longer selects its own sign: biased down where a bin's gap is near 0, not up.
+    is its bin's gap without it (leave one out), so the mean no longer selects its own sign:
+    biased down where a bin's gap is near 0, not up. An item alone in its bin takes the sign
+    of the nearest occupied bins' gap (both, pooled, at equal distance): still other items'
+    outcomes, so still not biased up, where a sign of 0 (adding nothing) made the lower end
+    too low at 15-30 items, when many bins hold one item.
     """
+    p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
+    return _mean_se(ece_cross_fitted_signs(p, y, n_bins) * (p - y))
+
+
+SIGN_ROUNDING = 1e-9  # per item; a sum of errors in [-1, 1] rounds to ~1e-16 per term
+
+
+def ece_cross_fitted_signs(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> np.ndarray:
+    """Each item's sign in ``ece_cross_fitted``, from the other items' outcomes only."""
     p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
     bins = bin_index(p, n_bins)
     e = p - y
     sums = np.bincount(bins, e, n_bins)
-    return _mean_se(np.sign(sums[bins] - e) * e)
+    counts = np.bincount(bins, minlength=n_bins)
+    others = sums[bins] - e
+    alone = counts[bins] == 1
+    others[alone] = _nearest_gaps(sums, counts)[bins[alone]]
+    # A gap of 0 left over by subtraction can carry rounding of the item's own e: no sign.
+    return np.where(np.abs(others) <= SIGN_ROUNDING * np.maximum(counts[bins], 1), 0.0, np.sign(others))
+
+
+def _nearest_gaps(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per bin, the summed gap of the nearest other occupied bins (both at equal distance;
+    0 where no other bin is occupied)."""
+    occupied = np.flatnonzero(counts)
+    out = np.zeros(sums.size)
+    for k in occupied:
+        distance = np.abs(occupied - k)
+        distance[occupied == k] = sums.size + 1
+        if occupied.size > 1:
+            out[k] = sums[occupied[distance == distance.min()]].sum()
+    return out
 
 
 RATE_PSEUDO = 1.0  # pseudo-events and pseudo-non-events per bin in ece_rate_sd

@@ -650,3 +650,34 @@ def test_ece_rate_sd_is_the_laplace_posterior_spread_of_each_bins_rate() -> None
     # What the bootstrap sees there: no spread at all (every resample has the same rates).
     assert float(np.std([cal.ece(p[i], y[i]) for i in np.random.default_rng(0).integers(0, 6, (50, 6))])) < 1e-12
     assert math.isnan(cal.ece_rate_sd(np.array([]), np.array([])))
+
+
+
+def test_cross_fitted_ece_gives_an_item_alone_in_its_bin_the_nearest_bins_sign() -> None:
+    """Before: an item alone in its bin added 0, so at 15-30 items (many such bins) the ECE's
+    lower end sat too low (a gate on the bound failed 0.3% of the time, not 2.5%)."""
+    # Bin 9: three items at 0.95 that did not happen (gap +0.95 each); bin 7: one at 0.75 that
+    # did not happen either. Its sign now comes from bin 9 (+), not from itself.
+    p = np.array([0.95, 0.95, 0.95, 0.75])
+    estimate, se = cal.ece_cross_fitted(p, np.zeros(4))
+    assert estimate == pytest.approx(p.mean())
+    assert se == pytest.approx(p.std(ddof=1) / 2)
+    # Bins 3 (e = -0.65, +0.35), 4 (alone, e = -0.55) and 5 (alone, e = +0.55). Bin 4's
+    # neighbours are both one step away and pooled: -0.3 + 0.55 > 0. Bin 5's nearest is bin 4.
+    p = np.array([0.35, 0.35, 0.45, 0.55])
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    assert list(cal.ece_cross_fitted_signs(p, y)) == [1.0, -1.0, 1.0, -1.0]
+    assert cal.ece_cross_fitted(p, y)[0] == pytest.approx((-0.65 - 0.35 - 0.55 - 0.55) / 4)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=2, max_size=30))
+def test_cross_fitted_ece_never_takes_an_items_sign_from_its_own_outcome(items: list[tuple[float, bool]]) -> None:
+    """Why its lower end is not biased up: every item's sign is a function of the other
+    items' outcomes only, so flipping an item's own outcome leaves its sign as it was."""
+    p = np.array([a for a, _ in items])
+    y = np.array([float(b) for _, b in items])
+    signs = cal.ece_cross_fitted_signs(p, y)
+    for i in range(p.size):
+        flipped = y.copy()
+        flipped[i] = 1 - flipped[i]
+        assert cal.ece_cross_fitted_signs(p, flipped)[i] == signs[i]
