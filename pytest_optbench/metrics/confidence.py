@@ -547,8 +547,9 @@ class EceConfidence(Confidence):
     * ``cross`` and ``cross_se``: a cross-fitted estimate and its standard error. The plug-in
       is biased upward because each bin's |gap| (or gap^2) is judged on the same items that
       make it; the cross-fitted version takes each item's sign (or partner) from the other
-      items of its bin only (leave one out; sample splitting in the sense of Chernozhukov et
-      al. 2018), which removes that selection bias, and is a mean of per-item terms, so its
+      items only (of its bin, leave one out, or of the nearest bins for an item alone in
+      its bin; sample splitting in the sense of Chernozhukov et al. 2018), which removes
+      that selection bias, and is a mean of per-item terms, so its
       standard error is the usual one. Away from calibration it gives the lower end.
     * ``corrected``: the bootstrap bias-corrected plug-in 2 plug-in - mean(plug-in*) and ``sd``
       the bootstrap SD (Efron and Tibshirani 1993, ch. 10 and 13): the upper end, with the SD
