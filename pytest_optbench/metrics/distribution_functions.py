@@ -98,7 +98,7 @@ def beta_ppf(q: float, a: float, b: float) -> float:
         return float(q)
     special = _special()
     quantile = float(special.betaincinv(a, b, q))
-    if math.isnan(quantile) and q < TINY_Q:
+    if math.isnan(quantile) and q < TINY_Q and math.isfinite(a) and math.isfinite(b):
         # betaincinv gives up on subnormal q (so does scipy.stats, with a wrong value). There
         # the lower tail is its leading term, I_x(a, b) ~ x^a / (a B(a, b)): solve it for x.
         return math.exp((math.log(q) + math.log(a) + float(special.betaln(a, b))) / a)
