@@ -82,10 +82,14 @@ def run_all(elicitor: ApiElicitor, specs: list[PromptSpec]):
 def test_a_bad_key_or_an_empty_account_stops_at_the_first_answer(fake, make, fault):
     api = fake(fault_for=lambda request: fault)
     elicitor = make(api)
-    records = run_all(elicitor, [spec(i, samples=3) for i in range(60)])
+    # Prompts of this case only: the shared server may still log a request the other case cut
+    # short, after it was reconfigured (seen once in CI: 9 requests, one of them not ours).
+    specs = [spec(i, samples=3) for i in range(100 * len(fault), 100 * len(fault) + 60)]
+    records = run_all(elicitor, specs)
+    ours = {s.user for s in specs}
     # 60 before any stop (one per prompt); now at most the first round: one request per slot,
     # each refused and not billed.
-    assert 1 <= len(api.requests) <= FAST.concurrency
+    assert 1 <= sum(r.user in ours for r in api.requests) <= FAST.concurrency
     errors = [a.error for r in records for a in r.answers]
     assert all(errors)
     first = next(e for e in errors if not e.startswith(NOT_ASKED))
