@@ -54,6 +54,7 @@ from pytest_optbench.metrics import auc_ci, gate_tests
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics.calibration_ci import binary_confidences
 from pytest_optbench.metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
+from pytest_optbench.metrics.distribution_functions import normal_isf
 from pytest_optbench.metrics.power import detectable_crossing
 from pytest_optbench.metrics.rates import rate_confidence
 from pytest_optbench.metrics.resample import weighted_bootstrap
@@ -79,7 +80,8 @@ from pytest_optbench.scoring.aggregate import (
 from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, compare
 from pytest_optbench.suite.load import Suite, parse_suite
 
-SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power", "auc_shapes")
+SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power", "auc_shapes",
+            "ece_shapes")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -893,6 +895,57 @@ def section_auc_shapes(board: Board, args: argparse.Namespace, rng: np.random.Ge
                 board.cover("auc", label, "old", "DeLong, logit scale", n, (other.low, other.high), truth)
                 score = auc_ci.NewcombeScoreConfidence(estimate, yes, n - yes).interval()
                 board.cover("auc", label, "Newcombe", "Newcombe score", n, (score.low, score.high), truth)
+
+
+# Continuous miscalibrated forecasters (numpy): name, the forecasts and the true event
+# probabilities of n items.
+def _shifted(g: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    truth = g.beta(2.0, 2.0, n)  # every forecast 0.1 too high (clipped to 0.99)
+    return np.clip(truth + 0.1, 0.01, 0.99), truth
+
+
+def _flat(g: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    p = g.uniform(0.01, 0.99, n)  # overconfident: true logits 0.3 times the stated ones
+    return p, 1.0 / (1.0 + np.exp(-0.3 * np.log(p / (1.0 - p))))
+
+
+def _underconfident(g: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    p = g.uniform(0.2, 0.8, n)  # true logits three times the stated ones
+    return p, 1.0 / (1.0 + np.exp(-3.0 * np.log(p / (1.0 - p))))
+
+
+ECE_SHAPES: tuple[tuple[str, Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]], ...] = (
+    ("forecasts 0.1 above Beta(2, 2) truths", _shifted),
+    ("uniform forecasts, true logits 0.3 times theirs", _flat),
+    ("forecasts in 0.2-0.8, true logits 3 times theirs", _underconfident),
+)
+
+
+def section_ece_shapes(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """The ECE's upper end on continuous miscalibrated forecasters (numpy), at every size
+    given (the finding is at 120 items and more: use --sizes up to 960). The truth is each
+    forecaster's binned ECE over 2,000,000 draws, from the true probabilities. Beside the
+    printed interval: the printed lower end with the upper end plug-in + z se, se the
+    standard error of the mean of the items' signed errors sign(gap of the bin) (p - y),
+    sqrt((Brier - ECE^2) / (n - 1)). That bound holds by construction (the plug-in is the
+    largest mean of signed errors over all sign choices, so at least the one with the true
+    signs, whose mean is unbiased), at the price of the plug-in's upward bias."""
+    z = normal_isf(ALPHA / 2)
+    for name, forecaster in ECE_SHAPES:
+        big_p, big_q = forecaster(np.random.default_rng(args.seed + 7), 2_000_000)
+        truth = float(np.abs(np.bincount(cal.bin_index(big_p), big_p - big_q, cal.N_BINS)).sum() / big_p.size)
+        label = f"numpy: {name} (ECE {truth:.3f})"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                p, q = forecaster(rng, n)
+                y = (rng.random(n) < q).astype(float)
+                _, cds = binary_confidences(functools.partial(_ece_only, p, y), {}, p, y, rng, args.resamples)
+                iv = cds["ece"].interval()
+                board.cover("ece", label, "new", "as printed", n, (iv.low, iv.high), truth)
+                plugin, brier = float(cal.ece(p, y)), float(cal.brier(p, y))
+                bound = plugin + z * math.sqrt(max(brier - plugin * plugin, 0.0) / (n - 1))
+                board.cover("ece", label, "sign bound", "upper end plug-in + z se (sign dominance)", n,
+                            (iv.low, max(iv.high, bound)), truth)
 
 
 def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
