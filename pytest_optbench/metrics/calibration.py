@@ -347,6 +347,8 @@ def _nearest_gaps(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 RATE_PSEUDO = 1.0  # pseudo-events and pseudo-non-events per bin in ece_rate_sd
+CLEAR_SIGN_SDS = 1.0  # a bin's gap this many SDs of its rate from 0 has a sign ece_rate_sd trusts
+JEFFREYS_TAIL = 0.025  # the one-sided level of ece_rate_sd's reach (that of the upper end it floors)
 
 
 def ece_rate_sd(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
@@ -358,9 +360,21 @@ def ece_rate_sd(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
     events (Brown, Cai and DasGupta 2001, "Interval estimation for a binomial proportion").
     Here Var(r_k) is the posterior variance of the bin's rate under the uniform prior
     (Laplace: one pseudo-event and one pseudo-non-event, Beta(x + 1, n_k - x + 1)):
-    r~ (1 - r~) / (n_k + 3), r~ = (x + 1) / (n_k + 2). It serves as a floor under the upper
-    end's bootstrap SD (``EceConfidence.rate_sd``).
+    r~ (1 - r~) / (n_k + 3), r~ = (x + 1) / (n_k + 2).
+
+    Where a bin's gap lies more than ``CLEAR_SIGN_SDS`` of those SDs from 0, the ECE grows on
+    one side of its rate only, and a rate away from 1/2 reaches further on the side towards
+    it than any symmetric SD says: there Var(r_k) is at least the square of the bin's
+    Jeffreys reach on that side, (r_k - q_0.025) / z or (q_0.975 - r_k) / z of
+    Beta(x + 1/2, n_k - x + 1/2) (the interval Brown, Cai and DasGupta recommend). A forecaster
+    that states only 3% or 97% and is right 80% of the time has an ECE that is its share of
+    wrong calls, and the upper end fell short of it 6-8% of the time at 30-60 items without
+    it. Bins whose sign is unclear keep Laplace's SD (a one-sided reach there missed the
+    other side). It serves as a floor under the upper end's bootstrap SD
+    (``EceConfidence.rate_sd``), so it can only widen the upper end.
     """
+    from scipy.special import betaincinv, ndtri  # imported on first use, as in _folded_normal_mean
+
     p, y = np.asarray(p, dtype=float), np.asarray(y, dtype=float)
     if p.size == 0:
         return float("nan")
@@ -369,6 +383,17 @@ def ece_rate_sd(p: np.ndarray, y: np.ndarray, n_bins: int = N_BINS) -> float:
     events = np.bincount(bins, y, n_bins)
     rate = (events + RATE_PSEUDO) / (counts + 2 * RATE_PSEUDO)
     variance = rate * (1 - rate) / (counts + 2 * RATE_PSEUDO + 1)
+    filled = counts > 0
+    safe = np.where(filled, counts, 1.0)
+    observed = events / safe
+    gap = np.bincount(bins, p, n_bins) / safe - observed
+    clear = filled & (np.abs(gap) > CLEAR_SIGN_SDS * np.sqrt(variance))
+    if clear.any():
+        a, b = events[clear] + 0.5, counts[clear] - events[clear] + 0.5
+        toward_low = gap[clear] > 0  # forecasts above the rate: the ECE grows as the rate falls
+        tail = np.where(toward_low, JEFFREYS_TAIL, 1 - JEFFREYS_TAIL)
+        reach = np.abs(observed[clear] - betaincinv(a, b, tail)) / ndtri(1 - JEFFREYS_TAIL)
+        variance[clear] = np.maximum(variance[clear], reach * reach)
     weight = counts / p.size
     return float(np.sqrt(float((weight * weight * variance).sum())))
 

@@ -653,6 +653,39 @@ def test_ece_rate_sd_is_the_laplace_posterior_spread_of_each_bins_rate() -> None
 
 
 
+
+def _laplace_rate_sd(p: np.ndarray, y: np.ndarray) -> float:
+    """The floor before 2026-12-05: every bin at its Laplace posterior SD."""
+    total = 0.0
+    for k in set(cal.bin_index(p).tolist()):
+        inside = cal.bin_index(p) == k
+        m, x = int(inside.sum()), float(y[inside].sum())
+        r = (x + 1) / (m + 2)
+        total += (m / p.size) ** 2 * r * (1 - r) / (m + 3)
+    return math.sqrt(total)
+
+
+def test_ece_rate_sd_reaches_as_far_as_jeffreys_on_the_side_a_clear_gap_grows() -> None:
+    """A forecaster stating 3% or 97%, right 80% of the time (ECE 0.17, its share of wrong
+    calls): its upper end fell short 6-8% of the time at 30-60 items with Laplace's SD alone."""
+    p = np.r_[np.full(15, 0.97), np.full(15, 0.03)]
+    y = np.r_[np.ones(12), np.zeros(3), np.ones(3), np.zeros(12)]
+    z = sps.norm.ppf(0.975)
+    # Bin 9: rate 0.8 under forecasts of 0.97, so the ECE grows as the rate falls (its lower
+    # Jeffreys end); bin 0: rate 0.2 over 0.03, it grows as the rate rises (the upper end).
+    high = (0.8 - sps.beta.ppf(0.025, 12.5, 3.5)) / z
+    low = (sps.beta.ppf(0.975, 3.5, 12.5) - 0.2) / z
+    expected = math.sqrt(0.25 * high**2 + 0.25 * low**2)
+    assert cal.ece_rate_sd(p, y) == pytest.approx(expected, rel=1e-9)
+    assert cal.ece_rate_sd(p, y) > 1.1 * _laplace_rate_sd(p, y)
+
+
+@given(st.lists(st.tuples(st.integers(0, 100), st.booleans()), min_size=1, max_size=40))
+def test_ece_rate_sd_is_never_below_the_laplace_floor(pairs) -> None:
+    p = np.array([k / 100 for k, _ in pairs])
+    y = np.array([float(hit) for _, hit in pairs])
+    assert cal.ece_rate_sd(p, y) >= _laplace_rate_sd(p, y) * (1 - 1e-12)
+
 def test_cross_fitted_ece_gives_an_item_alone_in_its_bin_the_nearest_bins_sign() -> None:
     """Before: an item alone in its bin added 0, so at 15-30 items (many such bins) the ECE's
     lower end sat too low (a gate on the bound failed 0.3% of the time, not 2.5%)."""
