@@ -554,7 +554,8 @@ class EceConfidence(Confidence):
     * ``corrected``: the bootstrap bias-corrected plug-in 2 plug-in - mean(plug-in*) and ``sd``
       the bootstrap SD (Efron and Tibshirani 1993, ch. 10 and 13): the upper end, with the SD
       never below ``rate_sd`` (for the ECE: ``calibration.ece_rate_sd``, the spread the bins'
-      event rates have when none is taken to be exactly 0 or 1; a bin whose items all came
+      event rates have when none is taken to be exactly 0 or 1, and for a clearly signed bin
+      at least its Jeffreys reach on the side the ECE grows; a bin whose items all came
       true, or none, has a bootstrap spread of 0, and the upper end was then Wald's at 0
       events).
     """
