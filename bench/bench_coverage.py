@@ -836,7 +836,7 @@ def _edge_numpy_cells(board: Board, args: argparse.Namespace, rng: np.random.Gen
     of ``--binary-pool`` items, its own value the truth) and a rare clustered rate (2%, 10
     checks per item, ICC 0.3)."""
     pool_p, pool_y = _two_valued_forecaster(np.random.default_rng(args.seed + 99), args.binary_pool)
-    truth = float(np.abs(np.bincount(cal.bin_index(pool_p), pool_p - pool_y, cal.N_BINS)).sum() / pool_p.size)
+    truth = float(cal.ece(pool_p, pool_y))
     label = f"numpy two-valued forecaster, 3% / 97%, 80% right (ECE {truth:.3f})"
     for n in args.sizes:
         for _ in range(args.reps):
@@ -933,7 +933,7 @@ def section_ece_shapes(board: Board, args: argparse.Namespace, rng: np.random.Ge
     z = normal_isf(ALPHA / 2)
     for name, forecaster in ECE_SHAPES:
         big_p, big_q = forecaster(np.random.default_rng(args.seed + 7), 2_000_000)
-        truth = float(np.abs(np.bincount(cal.bin_index(big_p), big_p - big_q, cal.N_BINS)).sum() / big_p.size)
+        truth = float(cal.ece(big_p, big_q))  # the binned ECE, with the true probabilities as outcomes
         label = f"numpy: {name} (ECE {truth:.3f})"
         for n in args.sizes:
             for _ in range(args.reps):

@@ -652,13 +652,12 @@ def test_ece_rate_sd_is_the_laplace_posterior_spread_of_each_bins_rate() -> None
     assert math.isnan(cal.ece_rate_sd(np.array([]), np.array([])))
 
 
-
-
 def _laplace_rate_sd(p: np.ndarray, y: np.ndarray) -> float:
     """The floor before 2026-12-05: every bin at its Laplace posterior SD."""
     total = 0.0
-    for k in set(cal.bin_index(p).tolist()):
-        inside = cal.bin_index(p) == k
+    bins = cal.bin_index(p)
+    for k in set(bins.tolist()):
+        inside = bins == k
         m, x = int(inside.sum()), float(y[inside].sum())
         r = (x + 1) / (m + 2)
         total += (m / p.size) ** 2 * r * (1 - r) / (m + 3)
@@ -685,6 +684,7 @@ def test_ece_rate_sd_is_never_below_the_laplace_floor(pairs) -> None:
     p = np.array([k / 100 for k, _ in pairs])
     y = np.array([float(hit) for _, hit in pairs])
     assert cal.ece_rate_sd(p, y) >= _laplace_rate_sd(p, y) * (1 - 1e-12)
+
 
 def test_cross_fitted_ece_gives_an_item_alone_in_its_bin_the_nearest_bins_sign() -> None:
     """Before: an item alone in its bin added 0, so at 15-30 items (many such bins) the ECE's
