@@ -167,7 +167,9 @@ class PointConfidence(Confidence):
 class StudentizedBootstrap(Confidence):
     """Mean of per-item values: bootstrap-t floored, tail by tail, at Student's t.
 
-    ``t_draws`` are sorted studentized resample means (mean* - mean) / se*, finite only.
+    ``t_draws`` are sorted studentized resample means (mean* - mean) / se*, finite only;
+    ``se_ratios`` the same resamples' se* / se, in the same order (empty when not kept): the
+    joint draws ``power.detectable_crossing`` simulates a gate's power from.
 
     Beyond every draw the bootstrap has nothing to say (its Monte Carlo p would be stuck at
     1 / (B + 1)); there Student's tail alone decides, so a far crossing keeps a p small
@@ -181,6 +183,7 @@ class StudentizedBootstrap(Confidence):
     t_draws: np.ndarray = field(repr=False)
     method: str = "bootstrap-t/Student"
     bounds: tuple[float, float] = (-math.inf, math.inf)  # the range the quantity can take
+    se_ratios: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
 
     def _t(self, value: float) -> float:
         return (self.estimate - value) / self.se
@@ -352,10 +355,13 @@ def studentized_from_draws(estimate: float, se: float, n: int, mean_draws: np.nd
         return NoConfidence(estimate)
     if se <= 0:
         return no_spread_confidence(float(estimate), n, bounds)
+    ses = np.asarray(se_draws, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = (np.asarray(mean_draws, dtype=float) - estimate) / np.asarray(se_draws, dtype=float)
-    t = np.sort(t[np.isfinite(t)])
-    return StudentizedBootstrap(float(estimate), float(se), n - 1, t, bounds=bounds or (-math.inf, math.inf))
+        t = (np.asarray(mean_draws, dtype=float) - estimate) / ses
+    kept = np.isfinite(t)
+    order = np.argsort(t[kept], kind="stable")
+    return StudentizedBootstrap(float(estimate), float(se), n - 1, t[kept][order], bounds=bounds or (-math.inf, math.inf),
+                                se_ratios=ses[kept][order] / se)
 
 
 # --------------------------------------------------------------------------- bootstrap draws
