@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from pytest_optbench.metrics import power
+from pytest_optbench.metrics.confidence import studentized_bootstrap
 
 
 def test_variance_components_hand_balanced() -> None:
@@ -136,3 +137,22 @@ def test_rate_mde() -> None:
     assert mde == pytest.approx(z * math.sqrt(0.09 * 2 / 400))
     assert power.rate_minimum_detectable_effect(0.0, 100) > 0
     assert math.isnan(power.rate_minimum_detectable_effect(0.1, 0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-50, 50, allow_nan=False), min_size=3, max_size=40).filter(lambda v: np.ptp(v) > 1e-3),
+       st.floats(-100, 100), st.floats(0.1, 10), st.sampled_from(["max", "min", "max_abs"]), st.integers(0, 2**32 - 1))
+def test_a_means_detectable_crossing_moves_with_its_values(values: list[float], shift: float, scale: float,
+                                                           side: str, seed: int) -> None:
+    """The bootstrap power of a mean's gate (the same resamples): shifting every value leaves
+    the crossing alone, scaling them scales it, and it is positive wherever it is defined."""
+    x = np.asarray(values)
+
+    def crossing(v: np.ndarray) -> float:
+        return power.detectable_crossing(studentized_bootstrap(v, np.random.default_rng(seed), 200), side=side)
+
+    base = crossing(x)
+    assert math.isnan(base) or base > 0
+    if math.isfinite(base):
+        assert crossing(x + shift) == pytest.approx(base, rel=1e-6, abs=1e-9 * (1 + abs(shift)))
+        assert crossing(x * scale) == pytest.approx(base * scale, rel=1e-6)
