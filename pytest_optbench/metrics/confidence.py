@@ -169,7 +169,9 @@ class StudentizedBootstrap(Confidence):
 
     ``t_draws`` are sorted studentized resample means (mean* - mean) / se*, finite only;
     ``se_ratios`` the same resamples' se* / se, in the same order (empty when not kept): the
-    joint draws ``power.detectable_crossing`` simulates a gate's power from.
+    joint draws ``power.detectable_crossing`` simulates a gate's power from (float32: a
+    power's quantile needs no more, and a session holds one per mean aggregate, 1,456 in the
+    full bank's).
 
     Beyond every draw the bootstrap has nothing to say (its Monte Carlo p would be stuck at
     1 / (B + 1)); there Student's tail alone decides, so a far crossing keeps a p small
@@ -361,7 +363,7 @@ def studentized_from_draws(estimate: float, se: float, n: int, mean_draws: np.nd
     kept = np.isfinite(t)
     order = np.argsort(t[kept], kind="stable")
     return StudentizedBootstrap(float(estimate), float(se), n - 1, t[kept][order], bounds=bounds or (-math.inf, math.inf),
-                                se_ratios=ses[kept][order] / se)
+                                se_ratios=(ses[kept][order] / se).astype(np.float32))
 
 
 # --------------------------------------------------------------------------- bootstrap draws
