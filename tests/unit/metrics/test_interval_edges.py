@@ -252,19 +252,21 @@ def test_d7_auc_p_value_agrees_with_its_interval() -> None:
         assert (cd.p_value(0.5) < 0.05) == (not interval.low <= 0.5 <= interval.high)
 
 
-def test_d8_printed_detectable_crossing_of_a_skewed_mean_is_caught_at_least_75_percent() -> None:
+def test_d8_printed_detectable_crossing_of_a_skewed_mean_is_caught_about_80_percent() -> None:
     """The crossing printed for a mean of right-skewed per-item values (a run's own items),
-    placed that far beyond the bound, is caught at least 75% of the time. (The case that failed
-    before the fix is the rate's: ``test_detectable_crossing_of_a_rate_is_exact_binomial_power``;
-    bench/bench_coverage.py --sections power measures every gate kind.)"""
+    placed that far beyond the bound, is caught about 80% of the time (exponential items
+    are the bootstrap of the gate's power's weak side: 0.77 at 30-60 items in
+    bench/bench_coverage.py --sections skewed_power; the reading before was conservative
+    here, 0.87-0.90). The case that failed before D8's fix is the rate's:
+    ``test_detectable_crossing_of_a_rate_is_exact_binomial_power``."""
     rng = np.random.default_rng(10)
     n, resamples = 40, 400
     printed = np.median([detectable_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples),
-                                             side="max") for _ in range(60)])
+                                             side="max") for _ in range(100)])
     bound = 1.0 - printed  # the truth (1) lies the printed crossing beyond the bound
     caught = np.mean([gate_tests.p_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples), "max",
-                                            bound) < 0.025 for _ in range(300)])
-    assert 0.75 <= caught <= 0.93  # conservative on right-skewed items (docs/statistics.md, Power)
+                                            bound) < 0.025 for _ in range(400)])
+    assert 0.72 <= caught <= 0.88
 
 
 def _binormal_auc_sample(rng: np.random.Generator, auc: float, n: int) -> LogitNormalConfidence:
