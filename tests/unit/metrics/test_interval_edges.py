@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats as sps
+from _power import caught_at_printed_crossing
 
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics import gate_tests
@@ -259,13 +260,8 @@ def test_d8_printed_detectable_crossing_of_a_skewed_mean_is_caught_about_80_perc
     bench/bench_coverage.py --sections skewed_power; the reading before was conservative
     here, 0.87-0.90). The case that failed before D8's fix is the rate's:
     ``test_detectable_crossing_of_a_rate_is_exact_binomial_power``."""
-    rng = np.random.default_rng(10)
-    n, resamples = 40, 400
-    printed = np.median([detectable_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples),
-                                             side="max") for _ in range(100)])
-    bound = 1.0 - printed  # the truth (1) lies the printed crossing beyond the bound
-    caught = np.mean([gate_tests.p_crossing(studentized_bootstrap(rng.exponential(1.0, n), rng, resamples), "max",
-                                            bound) < 0.025 for _ in range(400)])
+    caught = caught_at_printed_crossing(lambda g: g.exponential(1.0, 40), 1.0, "max", np.random.default_rng(10),
+                                        pilots=100, runs=400, resamples=400)
     assert 0.72 <= caught <= 0.88
 
 

@@ -6,13 +6,13 @@ Holm and BH by their definitions) and against brute-force simulation."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.stats as sps
 from _multiple_testing import reference_bh, reference_holm
+from _power import caught_at_printed_crossing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -202,23 +202,12 @@ def test_unknown_multiplicity_in_code_is_an_error() -> None:
 # --------------------------------------------------------------------------- power of a gate
 
 
-def _caught_at_printed_crossing(draw: Callable[[np.random.Generator], np.ndarray], truth: float, side: str,
-                                 rng: np.random.Generator, pilots: int = 60, runs: int = 400) -> float:
-    """How often a gate whose bound lies the median printed crossing short of the truth fails
-    (fresh samples from ``draw``, the gate's own test): the power the crossing promises as 0.8."""
-    printed = float(np.median([detectable_crossing(studentized_bootstrap(draw(rng), rng, 500), side=side)
-                               for _ in range(pilots)]))
-    bound = truth - printed if side == "max" else truth + printed
-    return float(np.mean([gate_tests.p_crossing(studentized_bootstrap(draw(rng), rng, 500), side, bound) < 0.025
-                          for _ in range(runs)]))
-
-
 def test_detectable_crossing_of_a_mean_has_80_percent_power_by_simulation() -> None:
     """Brute force: normal items, the bound the printed crossing short of the truth, the gate
     fails 75-85% of the time; with many items the crossing is the normal-theory
     (z_.975 + z_.8) se."""
     rng = np.random.default_rng(11)
-    caught = _caught_at_printed_crossing(lambda g: g.normal(0.0, 3.0, 20), 0.0, "max", rng)
+    caught = caught_at_printed_crossing(lambda g: g.normal(0.0, 3.0, 20), 0.0, "max", rng)
     assert 0.75 <= caught <= 0.85
     many = studentized_bootstrap(rng.normal(0.0, 3.0, 5000), rng, 2000)
     assert detectable_crossing(many) == pytest.approx((Z975 + Z80) * many.se, rel=0.03)
@@ -234,7 +223,7 @@ def test_detectable_crossing_of_a_two_valued_mean_has_80_percent_power() -> None
     def brier_like(g: np.random.Generator) -> np.ndarray:
         return np.where(g.random(30) < 0.25, 0.81, 0.01)
 
-    caught = _caught_at_printed_crossing(brier_like, 0.25 * 0.81 + 0.75 * 0.01, "max", rng)
+    caught = caught_at_printed_crossing(brier_like, 0.25 * 0.81 + 0.75 * 0.01, "max", rng)
     assert 0.75 <= caught <= 0.85
 
 
