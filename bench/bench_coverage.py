@@ -81,7 +81,7 @@ from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, 
 from pytest_optbench.suite.load import Suite, parse_suite
 
 SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power", "skewed_power",
-            "auc_shapes", "ece_shapes")
+            "auc_shapes", "ece_shapes", "coarse_shapes")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -947,6 +947,64 @@ def section_ece_shapes(board: Board, args: argparse.Namespace, rng: np.random.Ge
                 bound = plugin + z * math.sqrt(max(brier - plugin * plugin, 0.0) / (n - 1))
                 board.cover("ece", label, "sign bound", "upper end plug-in + z se (sign dominance)", n,
                             (iv.low, max(iv.high, bound)), truth)
+
+
+# Forecasters as language models state them (numpy): in whole tenths or twentieths, some
+# answers exactly 50, stretched away from 0.5 (overconfident) or not, and one with a rare
+# "yes". True event probabilities q ~ Beta; the stated p is sigmoid(stretch * logit(q)),
+# rounded to the step and kept within [step, 1 - step]; a share of items answers 0.5.
+COARSE_SHAPES = (  # label, step, stretch, share at 50, mean of q (Beta(2 m, 2 (1 - m)); None: Beta(1.2, 1.2))
+    ("tenths, stretched x2, 15% at 50", 0.1, 2.0, 0.15, None),
+    ("twentieths, stretched x1.5, 5% at 50", 0.05, 1.5, 0.05, None),
+    ("tenths, calibrated, 10% at 50", 0.1, 1.0, 0.10, None),
+    ("tenths, stretched x3, 5% at 50, yes-share 0.15", 0.1, 3.0, 0.05, 0.15),
+)
+COARSE_METRICS = ("brier", "log_loss", "overconfidence", "accuracy", "ece", "auc")
+
+
+def _coarse(g: np.random.Generator, n: int, step: float, stretch: float, fifty: float,
+            share: float | None) -> tuple[np.ndarray, np.ndarray]:
+    q = g.beta(1.2, 1.2, n) if share is None else g.beta(2 * share, 2 * (1 - share), n)
+    p = 1.0 / (1.0 + np.exp(-stretch * np.log(q / (1.0 - q))))
+    p = np.clip(np.round(p / step) * step, step, 1.0 - step)
+    return np.where(g.random(n) < fifty, 0.5, p), q
+
+
+def _coarse_truths(p: np.ndarray, q: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """Population values from the true probabilities (the AUC from drawn outcomes)."""
+    clipped = np.clip(p, *cal.LOG_LOSS_CLIP)
+    right = np.where(p >= 0.5, q, 1.0 - q)  # the chance the call at 0.5 is right
+    return {"brier": float(np.mean((p - q) ** 2 + q * (1 - q))),
+            "log_loss": float(np.mean(-(q * np.log(clipped) + (1 - q) * np.log(1 - clipped)))),
+            "overconfidence": float(np.mean(np.where(p >= 0.5, p, 1 - p)) - right.mean()),
+            "accuracy": float(right.mean()), "ece": float(cal.ece(p, q)), "auc": float(cal.auc(p, y))}
+
+
+def _whole_sample(p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, Any]:
+    return {"ece": cal.ece(p, y, w), "auc": cal.auc(p, y, w) if w is None else np.nan}
+
+
+def section_coarse_shapes(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Every known-answer interval on coarse, model-like forecasts (``COARSE_SHAPES``): ties,
+    a mass at 0.5, and a rare class whose confident misses a small sample may not hold. The
+    samples are not conditioned on the outcomes; the AUC is counted only where both classes
+    are present (it is undefined otherwise)."""
+    for label, step, stretch, fifty, share in COARSE_SHAPES:
+        g = np.random.default_rng(args.seed + 11)
+        big_p, big_q = _coarse(g, 2_000_000, step, stretch, fifty, share)
+        truths = _coarse_truths(big_p, big_q, (g.random(big_p.size) < big_q).astype(float))
+        data = f"numpy: {label} (Brier {truths['brier']:.3f}, AUC {truths['auc']:.3f})"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                p, q = _coarse(rng, n, step, stretch, fifty, share)
+                y = (rng.random(n) < q).astype(float)
+                scores = cal.item_scores(p, y)
+                _, cds = binary_confidences(functools.partial(_whole_sample, p, y), scores, p, y, rng, args.resamples)
+                for metric in COARSE_METRICS:
+                    if metric == "auc" and not 0 < y.sum() < n:
+                        continue
+                    iv = cds[metric].interval()
+                    board.cover(metric, data, "new", "as printed", n, (iv.low, iv.high), truths[metric])
 
 
 def _mean_power(board: Board, test: str, label: str, values: np.ndarray, truth: float, side: str, n: int,
