@@ -1,4 +1,4 @@
-"""The normal, Student t and beta distribution functions the metrics use, from scipy.special.
+"""The normal, Student t, chi-square and beta distribution functions the metrics use, from scipy.special.
 
 Each returns, bit for bit, what the matching scipy.stats method returns for a standard
 distribution (scipy.stats' norm, t and beta call these same special functions; see
@@ -61,6 +61,15 @@ def student_isf(q: float, df: float) -> float:
     if q == 0 or q == 1:  # the edges of the support, as scipy.stats returns them
         return math.inf if q == 0 else -math.inf
     return float(-_special().stdtrit(df, q))
+
+
+def chi2_ppf(q: float, df: float) -> float:
+    """The q-quantile of chi-square with ``df`` degrees of freedom (``scipy.stats.chi2.ppf``)."""
+    if not _valid_df(df) or not 0 <= q <= 1:
+        return math.nan
+    if q == 1:
+        return math.inf
+    return float(2.0 * _special().gammaincinv(df / 2.0, q))
 
 
 def _valid_beta(a: float, b: float) -> bool:

@@ -54,6 +54,13 @@ def test_student_isf(q: float, df: float) -> None:
     assert same(D.student_isf(q, df), scipy.stats.t.isf(q, df))
 
 
+@given(probabilities, shapes)
+def test_chi2_ppf(q: float, df: float) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert same(D.chi2_ppf(q, df), scipy.stats.chi2.ppf(q, df))
+
+
 @given(reals, shapes, shapes)
 def test_beta_cdf_sf(x: float, a: float, b: float) -> None:
     assert same(D.beta_cdf(x, a, b), scipy.stats.beta.cdf(x, a, b))
