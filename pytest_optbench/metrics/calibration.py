@@ -426,3 +426,23 @@ def item_scores(p: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
         "accuracy": correct,
         "overconfidence": np.where(p >= 0.5, p, 1 - p) - correct,
     }
+
+
+def calibration_null_sd(p: np.ndarray, score: str) -> float:
+    """The SD a per-item score's mean would have from the outcomes alone, were the forecasts
+    calibrated: each outcome Bernoulli(p_i), so sqrt(sum d_i^2 p_i (1 - p_i)) / n, where d_i
+    is how much item i's score moves when its outcome flips (for the Brier score 1 - 2 p_i:
+    Spiegelhalter's 1986 null variance, "Probabilistic prediction in patient management and
+    clinical trials"). It depends on the forecasts only, not on which outcomes came.
+
+    Why it is needed: a small sample in which every confident forecast came true shows almost
+    no spread, and a bootstrap of it cannot know the confident misses the population holds
+    (15 items of a model that says 10% to most of its rare "yes" questions: the Brier's
+    upper end fell short 7.5% of the time, log loss 9.7%). The model's own forecasts say how
+    much the outcomes could have varied; ``calibration_ci`` floors the upper end's SD there.
+    """
+    p = np.asarray(p, dtype=float)
+    if p.size == 0:
+        return float("nan")
+    flip = item_scores(p, np.ones_like(p))[score] - item_scores(p, np.zeros_like(p))[score]
+    return float(np.sqrt(float(np.sum(flip * flip * p * (1 - p))))) / p.size

@@ -177,6 +177,10 @@ class StudentizedBootstrap(Confidence):
     1 / (B + 1)); there Student's tail alone decides, so a far crossing keeps a p small
     enough for Holm over many gates whatever B is. The interval uses the same rule (at least
     the most extreme draw), so p and interval still agree at every level.
+
+    ``high_sd``: a floor under the upper end, estimate + z high_sd with normal quantiles (the
+    binary scores' spread from their outcomes, ``calibration.calibration_null_sd``; 0: none).
+    Its p value joins the upper side's as a third part, so the two still agree.
     """
 
     estimate: float
@@ -186,6 +190,7 @@ class StudentizedBootstrap(Confidence):
     method: str = "bootstrap-t/Student"
     bounds: tuple[float, float] = (-math.inf, math.inf)  # the range the quantity can take
     se_ratios: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
+    high_sd: float = 0.0
 
     def _t(self, value: float) -> float:
         return (self.estimate - value) / self.se
@@ -210,7 +215,8 @@ class StudentizedBootstrap(Confidence):
         b = self.t_draws.size
         count = int(np.searchsorted(self.t_draws, t, side="right"))
         p_boot = (count + 1) / (b + 1) if count else 0.0
-        return max(p_boot, student_cdf(t, self.df))
+        p_floor = normal_cdf((self.estimate - value) / self.high_sd) if self.high_sd > 0 else 0.0
+        return max(p_boot, student_cdf(t, self.df), p_floor)
 
     def interval(self, confidence: float = CONFIDENCE) -> Interval:
         a = _tail(confidence)
@@ -221,8 +227,10 @@ class StudentizedBootstrap(Confidence):
         upper_t = max(self.t_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf), student)
         lower_t = min(self.t_draws[k - 1] if 0 < k <= b else (-math.inf if k == 0 else math.inf), -student)
         low = max(float(self.estimate - upper_t * self.se), self.bounds[0])
-        high = min(float(self.estimate - lower_t * self.se), self.bounds[1])
-        return Interval(low, high, self.method)
+        high = float(self.estimate - lower_t * self.se)
+        if self.high_sd > 0:
+            high = max(high, self.estimate + normal_isf(a) * self.high_sd)
+        return Interval(low, min(high, self.bounds[1]), self.method)
 
 
 NO_SPREAD = "every value equal: no spread to estimate an interval from"

@@ -8,6 +8,7 @@ yes/no pair (the module uses tie groups and cumulative sums), bins by the decima
 
 from __future__ import annotations
 
+import itertools
 import math
 from decimal import Decimal
 
@@ -714,3 +715,34 @@ def test_cross_fitted_ece_never_takes_an_items_sign_from_its_own_outcome(items: 
         flipped = y.copy()
         flipped[i] = 1 - flipped[i]
         assert cal.ece_cross_fitted_signs(p, flipped)[i] == signs[i]
+
+
+def test_calibration_null_sd_is_spiegelhalters_for_the_brier_score_and_the_same_rule_for_the_others() -> None:
+    p = np.array([0.1, 0.1, 0.2, 0.5, 0.8, 0.95, 0.0005])
+    n = p.size
+    spiegelhalter = math.sqrt(float(np.sum((1 - 2 * p) ** 2 * p * (1 - p)))) / n
+    assert cal.calibration_null_sd(p, "brier") == pytest.approx(spiegelhalter, rel=1e-12)
+    # Overconfidence moves by 1 when an outcome flips; log loss by log((1 - q) / q), q clipped.
+    assert cal.calibration_null_sd(p, "overconfidence") == pytest.approx(math.sqrt(float(np.sum(p * (1 - p)))) / n)
+    q = np.clip(p, *cal.LOG_LOSS_CLIP)
+    expected = math.sqrt(float(np.sum(np.log((1 - q) / q) ** 2 * p * (1 - p)))) / n
+    assert cal.calibration_null_sd(p, "log_loss") == pytest.approx(expected, rel=1e-12)
+    # Certain forecasts leave nothing to the outcomes; no items, no SD.
+    assert cal.calibration_null_sd(np.array([0.0, 1.0]), "brier") == 0.0
+    assert math.isnan(cal.calibration_null_sd(np.array([]), "brier"))
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=40), st.sampled_from(["brier", "log_loss", "overconfidence"]))
+def test_calibration_null_sd_is_the_sd_of_the_scores_mean_over_bernoulli_outcomes(p: list[float], score: str) -> None:
+    """Exact, by enumeration over every outcome vector for a few items (the formula's claim)."""
+    forecasts = np.array(p[:6])
+    n = forecasts.size
+    means, weights = [], []
+    for outcomes in itertools.product([0.0, 1.0], repeat=n):
+        y = np.array(outcomes)
+        means.append(float(cal.item_scores(forecasts, y)[score].mean()))
+        weights.append(float(np.prod(np.where(y == 1, forecasts, 1 - forecasts))))
+    m, w = np.array(means), np.array(weights)
+    centre = float(w @ m)
+    sd = math.sqrt(max(float(w @ (m - centre) ** 2), 0.0))
+    assert cal.calibration_null_sd(forecasts, score) == pytest.approx(sd, rel=1e-9, abs=1e-12)

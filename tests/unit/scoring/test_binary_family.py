@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pytest_optbench.elicit.engine import elicit
 from pytest_optbench.metrics import calibration as cal
+from pytest_optbench.metrics.calibration_ci import OUTCOME_FLOOR_METHOD
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts.build import DEFAULT_TEMPLATE, prompt_fingerprint, render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
@@ -116,7 +117,7 @@ def test_hand_values_independent_of_the_module() -> None:
 
 # The interval each binary metric gets (metrics/calibration_ci.py).
 CI_METHODS = {
-    "brier": "bootstrap-t/Student", "log_loss": "bootstrap-t/Student", "overconfidence": "bootstrap-t/Student",
+    "brier": OUTCOME_FLOOR_METHOD, "log_loss": OUTCOME_FLOOR_METHOD, "overconfidence": OUTCOME_FLOOR_METHOD,
     "brier_recalibrated": "bootstrap-t/Student", "accuracy": "clopper-pearson",
     "climatology_brier": "wilson image", "uncertainty": "wilson image", "shrinkage_b": "wilson image",
     "climatology_brier_oos": "wilson image",
