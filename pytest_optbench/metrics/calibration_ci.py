@@ -5,7 +5,8 @@
   the score's range; for the first three the upper end is also at least the estimate plus
   z times the score's calibration-null SD (``calibration.calibration_null_sd``, the spread
   the outcomes alone would give were the forecasts right) as far as a sample's SD may fall
-  below it by chance (``_outcome_floor``): a sample without a confident miss shows less. Accuracy, a share of independent items: Clopper-Pearson.
+  below it by chance (``calibration.null_sd_floor``): a sample without a confident miss
+  shows less. Accuracy, a share of independent items: Clopper-Pearson.
 * Functions of the base rate alone (climatology Brier and uncertainty r (1 - r), the
   shrinkage centre b = r, the out-of-sample climatology b^2 + r (1 - 2b)): the image of the
   Wilson interval of r (``rates.base_rate_confidence``). These are fixed when the mix of
@@ -24,7 +25,6 @@
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -43,15 +43,13 @@ from .confidence import (
     bootstrap_confidence,
     studentized_from_draws,
 )
-from .distribution_functions import chi2_ppf
 from .rates import base_rate_confidence
 from .resample import bootstrap_draws, weighted_mean_se
 
 # Scores whose upper end is at least the estimate plus z times their calibration-null SD
-# (``calibration.calibration_null_sd``) as far as a sample's SD may fall below it by chance:
-# a small sample can lack the confident misses (``_outcome_floor``).
+# (``calibration.calibration_null_sd``) as far as a sample's SD may fall below it by chance
+# (``calibration.null_sd_floor``): a small sample can lack the confident misses.
 OUTCOME_FLOORED = ("brier", "log_loss", "overconfidence")
-NULL_SD_QUANTILE = 0.10  # a sample SD below this chi-square quantile of the null's is implausible
 OUTCOME_FLOOR_METHOD = "bootstrap-t/Student, upper end floored at the calibration-null SD"
 ECE_NULL_DRAWS = 2_000  # enough for the 95% quantile of the calibrated-model ECE
 _SE = "\x1fse:"  # key prefix of the per-resample standard errors
@@ -123,7 +121,8 @@ def binary_confidences(
             mean = studentized_from_draws(value, float(point_all[_SE + name]), n, draws[name], draws[_SE + name],
                                           NATURAL_BOUNDS.get(name))
             if name in OUTCOME_FLOORED and isinstance(mean, StudentizedBootstrap):
-                mean = replace(mean, high_sd=_outcome_floor(p, name), method=OUTCOME_FLOOR_METHOD)
+                mean = replace(mean, high_sd=cal.null_sd_floor(cal.calibration_null_sd(p, name), n),
+                               method=OUTCOME_FLOOR_METHOD)
             out[name] = mean
         elif name in rate_metrics:
             g, critical = rate_metrics[name]
@@ -134,26 +133,6 @@ def binary_confidences(
             out[name] = bootstrap_confidence(draws[name], value)
     out.update(_gap_confidences(p, y, point, draws, rng, n_resamples))
     return point, out
-
-
-def _outcome_floor(p: np.ndarray, score: str) -> float:
-    """The SD under a binary score's upper end: its calibration-null SD, discounted to the
-    smallest a sample's SD on n - 1 degrees of freedom plausibly shows (the chi-square's
-    ``NULL_SD_QUANTILE``; 0.73 of it at 15 items, 0.89 at 120).
-
-    Where the forecasts are right the sample's own SD estimates that spread and falls below
-    it half the time; the full null SD as a floor then made a calibrated model's Brier and log
-    loss cover 0.98-0.99 at 15 items. Discounted, it binds only where the sample shows much
-    less spread than its forecasts leave to the outcomes: no confident miss among them.
-    Prototype (numpy, 1,000 samples a cell, upper misses at 15 items, no floor / full /
-    quantile 0.025, 0.05, 0.10): a rare yes, Brier 0.100 / 0.000 / 0.076 / 0.039 / 0.022, log
-    loss 0.115 / 0.000 / 0.064 / 0.017 / 0.000; calibrated forecasts in tenths, Brier 0.035 /
-    0.003 / 0.035 / 0.035 / 0.028, log loss 0.045 / 0.002 / 0.045 / 0.039 / 0.031.
-    """
-    n = p.size
-    if n < 2:
-        return 0.0
-    return cal.calibration_null_sd(p, score) * math.sqrt(chi2_ppf(NULL_SD_QUANTILE, n - 1) / (n - 1))
 
 
 def _gap_confidences(p: np.ndarray, y: np.ndarray, point: Mapping[str, float], draws: Mapping[str, np.ndarray],

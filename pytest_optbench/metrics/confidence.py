@@ -40,6 +40,7 @@ from .distribution_functions import (
     normal_cdf,
     normal_isf,
     normal_ppf,
+    normal_sf,
     student_cdf,
     student_isf,
     student_sf,
@@ -178,9 +179,9 @@ class StudentizedBootstrap(Confidence):
     enough for Holm over many gates whatever B is. The interval uses the same rule (at least
     the most extreme draw), so p and interval still agree at every level.
 
-    ``high_sd``: a floor under the upper end, estimate + z high_sd with normal quantiles (the
-    binary scores' spread from their outcomes, ``calibration.calibration_null_sd``; 0: none).
-    Its p value joins the upper side's as a third part, so the two still agree.
+    ``high_sd`` / ``low_sd``: floors under the upper / lower end, estimate +- z sd with normal
+    quantiles (the binary scores' spread from their outcomes, ``calibration.null_sd_floor``;
+    0: none). Each one's p value joins its side's as a third part, so the two still agree.
     """
 
     estimate: float
@@ -191,6 +192,7 @@ class StudentizedBootstrap(Confidence):
     bounds: tuple[float, float] = (-math.inf, math.inf)  # the range the quantity can take
     se_ratios: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     high_sd: float = 0.0
+    low_sd: float = 0.0
 
     def _t(self, value: float) -> float:
         return (self.estimate - value) / self.se
@@ -204,7 +206,8 @@ class StudentizedBootstrap(Confidence):
         b = self.t_draws.size
         count = b - int(np.searchsorted(self.t_draws, t, side="left"))
         p_boot = (count + 1) / (b + 1) if count else 0.0
-        return max(p_boot, student_sf(t, self.df))
+        p_floor = normal_sf((self.estimate - value) / self.low_sd) if self.low_sd > 0 else 0.0
+        return max(p_boot, student_sf(t, self.df), p_floor)
 
     def p_less(self, value: float) -> float:
         if value > self.bounds[1]:
@@ -226,11 +229,12 @@ class StudentizedBootstrap(Confidence):
         # p_greater(v) >= a when either part is: at least k draws >= t, or Student's sf >= a.
         upper_t = max(self.t_draws[b - k] if 0 < k <= b else (math.inf if k == 0 else -math.inf), student)
         lower_t = min(self.t_draws[k - 1] if 0 < k <= b else (-math.inf if k == 0 else math.inf), -student)
-        low = max(float(self.estimate - upper_t * self.se), self.bounds[0])
-        high = float(self.estimate - lower_t * self.se)
+        low, high = float(self.estimate - upper_t * self.se), float(self.estimate - lower_t * self.se)
+        if self.low_sd > 0:
+            low = min(low, self.estimate - normal_isf(a) * self.low_sd)
         if self.high_sd > 0:
             high = max(high, self.estimate + normal_isf(a) * self.high_sd)
-        return Interval(low, min(high, self.bounds[1]), self.method)
+        return Interval(max(low, self.bounds[0]), min(high, self.bounds[1]), self.method)
 
 
 NO_SPREAD = "every value equal: no spread to estimate an interval from"

@@ -19,7 +19,14 @@ from ..kinds import KINDS, violation_metric
 from ..kinds.base import VIOLATION, violation_counts
 from ..metrics import calibration as cal
 from ..metrics.axioms import complement_violation
-from ..metrics.confidence import Confidence, bootstrap_confidence, change_bounds, studentized_bootstrap
+from ..metrics.calibration_ci import OUTCOME_FLOORED
+from ..metrics.confidence import (
+    Confidence,
+    StudentizedBootstrap,
+    bootstrap_confidence,
+    change_bounds,
+    studentized_bootstrap,
+)
 from ..metrics.rates import rate_change_confidence
 from ..metrics.resample import bootstrap_draws, scoring_numpy
 from ..metrics.skew import pair_skews
@@ -40,6 +47,7 @@ SERVED_SETTINGS = {
                                                   "change answers by itself")),
 }
 SHOWN_VALUES = 3
+OUTCOME_FLOORED_CHANGE = "paired bootstrap-t/Student, ends floored at the calibration-null SD"
 # Settings a report written before they existed did not record, and the value it had then.
 SETTING_DEFAULTS = {"elicit": "text"}
 
@@ -164,8 +172,11 @@ def compare(current: Iterable[ItemRecord], baseline: Iterable[ItemRecord],
 
 
 def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, before: np.ndarray,
-                  options: AggregateOptions, scale: float = 1.0, sd_floor: float = 0.0) -> Change | None:
-    """A metric that is the mean of per-item values: paired differences, their bootstrap-t/Student CI and p."""
+                  options: AggregateOptions, scale: float = 1.0, sd_floor: float = 0.0,
+                  outcome_sd: float = 0.0) -> Change | None:
+    """A metric that is the mean of per-item values: paired differences, their bootstrap-t/Student CI and p.
+
+    ``outcome_sd``: a floor under both ends (a binary score's change: ``_binary_changes``)."""
     keep = np.isfinite(now) & np.isfinite(before)
     now, before = now[keep] * scale, before[keep] * scale
     if not now.size:
@@ -174,10 +185,14 @@ def _decomposable(suite: str, condition: str, metric: str, now: np.ndarray, befo
     rng = seeded_rng(options.seed, "baseline", suite, condition, metric)
     # CI and p from one method, so p < 0.05 exactly when the CI excludes 0.
     cd = studentized_bootstrap(d, rng, options.n_resamples, change_bounds(metric), sd_floor=sd_floor)
+    test = "paired bootstrap-t/Student"
+    if outcome_sd > 0 and isinstance(cd, StudentizedBootstrap):
+        cd = replace(cd, low_sd=outcome_sd, high_sd=outcome_sd)
+        test = OUTCOME_FLOORED_CHANGE
     interval = cd.interval()
     p = cd.p_value(0.0) if d.size >= 2 else (1.0 if d.size else float("nan"))
     return Change(suite, condition, metric, float(before.mean()), float(now.mean()),
-                  interval.low, interval.high, int(d.size), p, "paired bootstrap-t/Student", cd)
+                  interval.low, interval.high, int(d.size), p, test, cd)
 
 
 def _rate_change(suite: str, condition: str, metric: str, now: tuple[list[int], list[int]],
@@ -275,8 +290,13 @@ def _binary_changes(suite: str, condition: str, pairs: Sequence[tuple[ItemRecord
     y = np.array([1.0 if a.outcome else 0.0 for a, _ in pairs])
     keep = np.isfinite(p_now) & np.isfinite(p_before)
     p_now, p_before, y = p_now[keep], p_before[keep], y[keep]
+    # A sample without a confident miss hides the outcomes' spread from a change as from a
+    # level (docs/statistics.md, "Known-answer scores without a confident miss"), on either
+    # side: whichever run is the sharper is flattered by it.
     out: list[Change | None] = [
-        _decomposable(suite, condition, name, f(p_now, y), f(p_before, y), options)
+        _decomposable(suite, condition, name, f(p_now, y), f(p_before, y), options,
+                      outcome_sd=cal.null_sd_floor(cal.change_null_sd(p_now, p_before, name), p_now.size)
+                      if name in OUTCOME_FLOORED and p_now.size else 0.0)
         for name, f in BINARY_DECOMPOSABLE.items()
     ]
     if p_now.size < 2:

@@ -746,3 +746,26 @@ def test_calibration_null_sd_is_the_sd_of_the_scores_mean_over_bernoulli_outcome
     centre = float(w @ m)
     sd = math.sqrt(max(float(w @ (m - centre) ** 2), 0.0))
     assert cal.calibration_null_sd(forecasts, score) == pytest.approx(sd, rel=1e-9, abs=1e-12)
+
+
+def test_change_null_sd_moves_each_item_by_the_difference_of_its_flip_effects() -> None:
+    now, before = np.array([0.1, 0.1, 0.9, 0.5]), np.array([0.3, 0.1, 0.6, 0.2])
+    moved = (1 - 2 * now) - (1 - 2 * before)  # the Brier score's flip effects
+    spread = np.maximum(now * (1 - now), before * (1 - before))
+    expected = math.sqrt(float(np.sum(moved**2 * spread))) / 4
+    assert cal.change_null_sd(now, before, "brier") == pytest.approx(expected, rel=1e-12)
+    # Runs that agree on every forecast cannot change by an outcome: no floor.
+    assert cal.change_null_sd(now, now, "log_loss") == 0.0
+    # Overconfidence moves by +-1 on either side of 0.5: only a call that changed side counts.
+    assert cal.change_null_sd(np.array([0.9, 0.2]), np.array([0.6, 0.7]), "overconfidence") == pytest.approx(
+        math.sqrt(4 * max(0.2 * 0.8, 0.7 * 0.3)) / 2)
+
+
+def test_null_sd_floor_is_the_chi_square_share_a_sample_sd_plausibly_shows() -> None:
+    from scipy import stats
+
+    for n in (2, 15, 120):
+        share = math.sqrt(stats.chi2.ppf(0.10, n - 1) / (n - 1))
+        assert cal.null_sd_floor(0.5, n) == pytest.approx(0.5 * share, rel=1e-12)
+    assert cal.null_sd_floor(0.05, 15) == pytest.approx(0.05 * 0.7459, rel=1e-4)
+    assert cal.null_sd_floor(0.5, 1) == 0.0 and cal.null_sd_floor(math.nan, 30) == 0.0

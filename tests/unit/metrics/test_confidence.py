@@ -171,19 +171,26 @@ def test_bounded_means_stay_within_their_bounds(x: np.ndarray, seed: int, level:
 @settings(max_examples=60, deadline=None)
 @given(hnp.arrays(np.float64, st.integers(2, 30), elements=st.floats(0, 1)), st.integers(0, 999), LEVELS,
        st.floats(0, 0.5), st.floats(-0.2, 1.2))
-def test_a_floor_under_the_upper_end_only_widens_it_and_keeps_p_and_interval_agreeing(
+def test_a_floor_under_an_end_only_widens_it_and_keeps_p_and_interval_agreeing(
         x: np.ndarray, seed: int, level: float, sd: float, value: float) -> None:
-    """``high_sd`` (the binary scores' calibration-null SD): the upper end becomes at least
-    estimate + z sd within the bounds, the lower end and p_greater stay as they were."""
+    """``high_sd`` / ``low_sd`` (the binary scores' calibration-null SD): that end reaches at
+    least estimate +- z sd within the bounds; the other end and its p stay as they were."""
     cd = studentized_bootstrap(x, np.random.default_rng(seed), 200, bounds=(0.0, 1.0))
     assume(isinstance(cd, StudentizedBootstrap))
-    floored = replace(cd, high_sd=sd)
-    before, after = cd.interval(level), floored.interval(level)
-    assert after.low == before.low and floored.p_greater(value) == cd.p_greater(value)
     z = sps.norm.isf((1 - level) / 2)
-    assert after.high == pytest.approx(min(1.0, max(before.high, cd.estimate + z * sd)), rel=1e-12, abs=1e-15)
-    assert floored.p_less(value) >= cd.p_less(value)
-    assert_contract(floored, value, level)
+    before = cd.interval(level)
+    high = replace(cd, high_sd=sd)
+    assert high.interval(level).low == before.low and high.p_greater(value) == cd.p_greater(value)
+    assert high.interval(level).high == pytest.approx(min(1.0, max(before.high, cd.estimate + z * sd)),
+                                                      rel=1e-12, abs=1e-15)
+    assert high.p_less(value) >= cd.p_less(value)
+    low = replace(cd, low_sd=sd)
+    assert low.interval(level).high == before.high and low.p_less(value) == cd.p_less(value)
+    assert low.interval(level).low == pytest.approx(max(0.0, min(before.low, cd.estimate - z * sd)),
+                                                    rel=1e-12, abs=1e-15)
+    assert low.p_greater(value) >= cd.p_greater(value)
+    for floored in (high, low, replace(cd, low_sd=sd, high_sd=sd)):
+        assert_contract(floored, value, level)
 
 
 def test_bootstrap_t_covers_skewed_data_better_than_percentile() -> None:

@@ -296,3 +296,27 @@ def test_binary_families_beside_the_rest_keep_the_sequential_values_and_order() 
         want.extend(agg.condition_effects(suite, by_condition, OPTIONS))
     assert [a.to_dict() for a in got] == [a.to_dict() for a in want]
     assert any(a.metric == "auc" for a in got) and any(a.metric == "condition_effect" for a in got)
+
+
+def test_a_change_between_runs_without_a_confident_miss_reaches_the_outcomes_spread() -> None:
+    """A sharper model (10-20% / 80-90%) against a softer one (30-40% / 60-70%) on 15
+    questions, every call right: the sharper one's Brier score is lower on every item, by
+    0.088 with little spread (before: [-0.097, -0.079]), although each confident miss in the
+    population costs the sharper model up to 0.32 more. Both ends now reach the change's
+    calibration-null SD (the larger of the two runs' p (1 - p) per item), discounted."""
+    from pytest_optbench.scoring.baseline import OUTCOME_FLOORED_CHANGE, compare
+
+    outcomes = [False] * 12 + [True] * 3
+    sharp = [10] * 10 + [20, 20] + [90, 90, 80]
+    soft = [30] * 10 + [40, 40] + [70, 70, 60]
+    now = [_record(f"i{k}", o, [a]) for k, (o, a) in enumerate(zip(outcomes, sharp, strict=True))]
+    before = [_record(f"i{k}", o, [a]) for k, (o, a) in enumerate(zip(outcomes, soft, strict=True))]
+    comparison = compare(now, before, OPTIONS)
+    change = next(c for c in comparison.changes if c.metric == "brier")
+    p_now, p_before = np.array(sharp) / 100, np.array(soft) / 100
+    floor = cal.null_sd_floor(cal.change_null_sd(p_now, p_before, "brier"), 15)
+    z = 1.959963984540054
+    assert change.test == OUTCOME_FLOORED_CHANGE
+    assert change.ci_low == pytest.approx(change.delta - z * floor, rel=1e-9)
+    assert change.ci_high == pytest.approx(change.delta + z * floor, rel=1e-9)
+    assert change.delta == pytest.approx(-0.088)
