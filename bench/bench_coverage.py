@@ -53,7 +53,7 @@ from pytest_optbench.kinds.base import violation_counts
 from pytest_optbench.metrics import auc_ci, gate_tests
 from pytest_optbench.metrics import calibration as cal
 from pytest_optbench.metrics.calibration_ci import binary_confidences
-from pytest_optbench.metrics.confidence import NATURAL_BOUNDS, Confidence, studentized_bootstrap
+from pytest_optbench.metrics.confidence import NATURAL_BOUNDS, Confidence, StudentizedBootstrap, studentized_bootstrap
 from pytest_optbench.metrics.distribution_functions import normal_isf
 from pytest_optbench.metrics.power import detectable_crossing
 from pytest_optbench.metrics.rates import rate_confidence
@@ -69,7 +69,7 @@ from pytest_optbench.metrics.stats import (
 from pytest_optbench.options import Settings
 from pytest_optbench.prompts.build import render_prompts
 from pytest_optbench.providers.sim import SimulatedModel
-from pytest_optbench.records.item import REFUSAL_VALUE, ItemRecord
+from pytest_optbench.records.item import REFUSAL_VALUE, Answer, ItemRecord, PromptRecord
 from pytest_optbench.scoring.aggregate import (
     AggregateOptions,
     aggregate,
@@ -81,7 +81,7 @@ from pytest_optbench.scoring.baseline import BINARY_DECOMPOSABLE, BINARY_WHOLE, 
 from pytest_optbench.suite.load import Suite, parse_suite
 
 SECTIONS = ("means", "binary", "rates", "baseline", "tests", "fwer", "edges", "change_power", "skewed_power",
-            "auc_shapes", "ece_shapes", "coarse_shapes")
+            "auc_shapes", "ece_shapes", "coarse_shapes", "coarse_changes")
 PAIR_PROFILES = ("calibrated", "optimist", "pessimist", "overclaim", "overconfident", "skewed")
 BINARY_PROFILES = ("calibrated", "skewed", "overconfident")  # k = 1, 2, 5
 ALPHA = 0.05
@@ -1007,16 +1007,79 @@ def section_coarse_shapes(board: Board, args: argparse.Namespace, rng: np.random
                     board.cover(metric, data, "new", "as printed", n, (iv.low, iv.high), truths[metric])
 
 
+# Two runs on the same items (``compare()``): label, step, stretch now, stretch before, mean of
+# q (as COARSE_SHAPES). A sharper run against a softer one is flattered by a sample without a
+# confident miss.
+COARSE_PAIRS = (
+    ("tenths, stretched x3 against x1, yes-share 0.15", 0.1, 3.0, 1.0, 0.15),
+    ("tenths, stretched x1 against x3, yes-share 0.15", 0.1, 1.0, 3.0, 0.15),
+    ("tenths, stretched x3 against x2, yes-share 0.15", 0.1, 3.0, 2.0, 0.15),
+    ("tenths, stretched x2 against x1", 0.1, 2.0, 1.0, None),
+)
+CHANGE_METRICS = ("brier", "log_loss", "overconfidence", "accuracy")
+
+
+def _stated(q: np.ndarray, step: float, stretch: float) -> np.ndarray:
+    p = 1.0 / (1.0 + np.exp(-stretch * np.log(q / (1.0 - q))))
+    return np.clip(np.round(p / step) * step, step, 1.0 - step)
+
+
+def _binary_records(p: np.ndarray, y: np.ndarray) -> list[ItemRecord]:
+    """One answer per item, as a whole percent (the prompts ask for one)."""
+    return [ItemRecord("known", f"b{k:05d}", "base", "binary", "known.yaml", "m",
+                       [PromptRecord("yes", "Q?", [Answer(f"{100 * a:.0f}", float(round(100 * a)))])], outcome=bool(o))
+            for k, (a, o) in enumerate(zip(p, y, strict=True))]
+
+
+def _expected_score(p: np.ndarray, q: np.ndarray, metric: str) -> float:
+    """The population mean of a per-item score, outcome i being Bernoulli(q_i)."""
+    yes, no = cal.item_scores(p, np.ones_like(p))[metric], cal.item_scores(p, np.zeros_like(p))[metric]
+    return float(np.mean(q * yes + (1 - q) * no))
+
+
+def section_coarse_changes(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
+    """Changes of the decomposable known-answer scores between two runs on the same items
+    (``COARSE_PAIRS``), through ``compare()``; the truth is the change of the populations'
+    values, from the true probabilities."""
+    for label, step, now_stretch, before_stretch, share in COARSE_PAIRS:
+        q = np.random.default_rng(args.seed + 13).beta(
+            *((1.2, 1.2) if share is None else (2 * share, 2 * (1 - share))), 2_000_000)
+        now, before = _stated(q, step, now_stretch), _stated(q, step, before_stretch)
+        truths = {metric: _expected_score(now, q, metric) - _expected_score(before, q, metric)
+                  for metric in CHANGE_METRICS}
+        data = f"numpy: {label} (Brier change {truths['brier']:+.4f})"
+        for n in args.sizes:
+            for _ in range(args.reps):
+                drawn = rng.beta(*((1.2, 1.2) if share is None else (2 * share, 2 * (1 - share))), n)
+                y = (rng.random(n) < drawn).astype(float)
+                comparison = compare(_binary_records(_stated(drawn, step, now_stretch), y),
+                                     _binary_records(_stated(drawn, step, before_stretch), y),
+                                     AggregateOptions(n_resamples=args.resamples))
+                for change in comparison.changes:
+                    if change.metric in truths:
+                        board.cover(f"change of {change.metric}", data, "new", "as printed", n,
+                                    (change.ci_low, change.ci_high), truths[change.metric])
+
+
 def _mean_power(board: Board, test: str, label: str, values: np.ndarray, truth: float, side: str, n: int,
-                args: argparse.Namespace, rng: np.random.Generator, bounds: tuple[float, float] | None) -> None:
+                args: argparse.Namespace, rng: np.random.Generator, bounds: tuple[float, float] | None,
+                floor: Callable[[np.ndarray], float] | None = None) -> None:
     """A mean's gate on n of ``values`` with its bound the printed crossing (median over PILOT
-    runs) short of the truth (``max``) or beyond it (``min``): how often it fails."""
-    pilots = [studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples, bounds)
-              for _ in range(PILOT)]
+    runs) short of the truth (``max``) or beyond it (``min``): how often it fails. ``floor``:
+    the SD under both ends of the drawn items' interval, as ``compare()`` floors a binary
+    score's change."""
+    def confidence() -> Confidence:
+        index = rng.integers(0, values.size, n)
+        cd = studentized_bootstrap(values[index], rng, args.resamples, bounds)
+        if floor is not None and isinstance(cd, StudentizedBootstrap):
+            cd = replace(cd, low_sd=floor(index), high_sd=floor(index))
+        return cd
+
+    pilots = [confidence() for _ in range(PILOT)]
     d = float(np.nanmedian([detectable_crossing(cd, ALPHA / 2, side=side) for cd in pilots]))
     bound = truth - d if side == "max" else truth + d
     for _ in range(args.reps):
-        cd = studentized_bootstrap(values[rng.integers(0, values.size, n)], rng, args.resamples, bounds)
+        cd = confidence()
         q = gate_tests.p_crossing(cd, side, bound)
         board.reject(f"power at the printed crossing (target 0.75-0.85): {test}", label, "new", n,
                      math.isfinite(q) and q < ALPHA / 2)
@@ -1039,9 +1102,12 @@ def section_change_power(board: Board, args: argparse.Namespace, rng: np.random.
         for side, sign in (("max", 1.0), ("min", -1.0)):
             values = sign * diff  # "min": the reversed comparison, a decrease of the same size
             label = f"sim:overconfident vs sim:calibrated, change {sign * truth:+.3f}"
+            def floor(index: np.ndarray, metric: str = metric) -> float:
+                return cal.null_sd_floor(cal.change_null_sd(p1[index], p0[index], metric), index.size)
+
             for n in args.sizes:
                 _mean_power(board, f"change of {metric}, {side} gate", label, values, sign * truth, side, n, args,
-                            rng, (-1.0, 1.0))
+                            rng, (-1.0, 1.0), floor)
 
 
 def section_skewed_power(board: Board, args: argparse.Namespace, rng: np.random.Generator) -> None:
